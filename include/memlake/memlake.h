@@ -1,0 +1,113 @@
+/* memlake: a defragmenting (stitching) caching allocator over CUDA virtual
+ * memory. Stable C ABI: used by PyTorch's pluggable allocator, the Python
+ * package (ctypes) and any C/C++ program.
+ *
+ * Conventions
+ *  - Functions returning memlake_status return MEMLAKE_OK (0) on success;
+ *    on failure memlake_last_error() gives a message for this thread.
+ *  - Structs passed in or out begin with `struct_size`; set it to
+ *    sizeof(the struct) (the _init functions do) so the library can grow
+ *    them compatibly.
+ *  - `stream` is a CUstream / cudaStream_t (NULL = default stream). Memory
+ *    freed on a stream is reused at once by that stream and by other streams
+ *    only after the work queued before the free has completed.
+ *  - All functions are thread-safe.
+ */
+#ifndef MEMLAKE_H
+#define MEMLAKE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MEMLAKE_VERSION_MAJOR 0
+#define MEMLAKE_VERSION_MINOR 1
+
+typedef enum memlake_status {
+  MEMLAKE_OK = 0,
+  MEMLAKE_ERROR_OUT_OF_MEMORY = 1,    /* valid request, no memory (cap or device full) */
+  MEMLAKE_ERROR_INVALID_ARGUMENT = 2, /* misuse: double free, foreign pointer, bad option */
+  MEMLAKE_ERROR_DRIVER = 3,           /* the CUDA driver (or host kernel) failed */
+  MEMLAKE_ERROR_UNAVAILABLE = 4,      /* backend cannot run here (no driver, no device) */
+  MEMLAKE_ERROR_INTERNAL = 5
+} memlake_status;
+
+typedef struct memlake_allocator memlake_allocator;
+
+/* Options: the same table as the MEMLAKE_* environment variables
+ * (`memlake options` prints it). Set with memlake_options_set by key. */
+typedef struct memlake_options memlake_options;
+memlake_status memlake_options_create(memlake_options** out, int from_env);
+memlake_status memlake_options_set(memlake_options* o, const char* key, const char* value);
+/* Writes the value as text into buf (NUL-terminated); returns the length needed. */
+size_t memlake_options_get(const memlake_options* o, const char* key, char* buf, size_t len);
+void memlake_options_destroy(memlake_options* o);
+
+/* opts may be NULL: defaults plus the MEMLAKE_* environment. Devices are
+ * set up lazily, on first use. */
+memlake_status memlake_create(const memlake_options* opts, memlake_allocator** out);
+/* Frees everything, live allocations included, after synchronising. */
+void memlake_destroy(memlake_allocator* a);
+
+/* size 0 gives *ptr = NULL and MEMLAKE_OK. */
+memlake_status memlake_alloc(memlake_allocator* a, size_t size, int device, void* stream, void** ptr);
+/* NULL is a no-op. An unknown pointer gives MEMLAKE_ERROR_INVALID_ARGUMENT. */
+memlake_status memlake_free(memlake_allocator* a, void* ptr, int device, void* stream);
+
+memlake_status memlake_empty_cache(memlake_allocator* a, int device);
+/* bytes = 0 removes the cap. Applies to every device, current and future. */
+memlake_status memlake_set_memory_cap(memlake_allocator* a, size_t bytes);
+memlake_status memlake_reset_peak_stats(memlake_allocator* a, int device);
+
+typedef enum memlake_prim_op {
+  MEMLAKE_OP_RESERVE = 0, MEMLAKE_OP_FREE_RESERVATION, MEMLAKE_OP_CREATE, MEMLAKE_OP_RELEASE,
+  MEMLAKE_OP_MAP, MEMLAKE_OP_UNMAP, MEMLAKE_OP_SET_ACCESS, MEMLAKE_OP_EVENT_RECORD,
+  MEMLAKE_OP_EVENT_QUERY, MEMLAKE_OP_SYNCHRONIZE, MEMLAKE_NUM_OPS
+} memlake_prim_op;
+const char* memlake_prim_op_name(int op);
+
+typedef struct memlake_stat { uint64_t current, peak; } memlake_stat;
+
+typedef struct memlake_stats {
+  uint32_t struct_size;
+  int32_t device;
+  memlake_stat requested_bytes; /* bytes asked for by live allocations */
+  memlake_stat allocated_bytes; /* after rounding */
+  memlake_stat reserved_bytes;  /* physical memory held */
+  memlake_stat mapped_bytes;    /* virtual memory mapped */
+  memlake_stat active_blocks;
+  uint64_t num_allocs, num_frees, num_ooms, small_allocs;
+  uint64_t cache_hits, stitch_reuses, stitches, grows, pages_created;
+  uint64_t views, stitched_views, small_slabs, largest_free_bytes;
+  uint64_t page_size, memory_cap;
+  uint64_t primitive_calls[16]; /* indexed by memlake_prim_op */
+} memlake_stats;
+
+/* stats->struct_size must be set. A device never used reports zeros. */
+memlake_status memlake_get_stats(memlake_allocator* a, int device, memlake_stats* stats);
+/* JSON of every used device: {"devices":[...]}; returns the length needed
+ * (excluding the NUL); writes at most len bytes including the NUL. */
+size_t memlake_stats_json(memlake_allocator* a, char* buf, size_t len);
+
+/* Message of the last failed call on this thread ("" if none). */
+const char* memlake_last_error(void);
+const char* memlake_version(void);
+
+/* ---- The process-wide default allocator (created on first use from the
+ * MEMLAKE_* environment) and PyTorch's pluggable-allocator signatures:
+ *   torch.cuda.memory.CUDAPluggableAllocator(path_to_libmemlake.so,
+ *       "memlake_torch_malloc", "memlake_torch_free")
+ * On failure memlake_torch_malloc returns NULL (PyTorch raises) and the
+ * reason is in memlake_last_error(). */
+memlake_allocator* memlake_default(void);
+void* memlake_torch_malloc(ssize_t size, int device, void* stream);
+void memlake_torch_free(void* ptr, size_t size, int device, void* stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MEMLAKE_H */

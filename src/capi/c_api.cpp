@@ -1,0 +1,262 @@
+// The C ABI: a thin shell that maps exceptions to status codes.
+#include "memlake/memlake.h"
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/device_allocator.h"
+#include "core/error.h"
+
+using memlake::Errc;
+using memlake::Error;
+using memlake::Options;
+using memlake::core::DeviceAllocator;
+
+struct memlake_options {
+  Options o;
+};
+
+struct memlake_allocator {
+  Options opts;
+  std::mutex mu;  // guards the device map, not the devices
+  std::map<int, std::unique_ptr<DeviceAllocator>> devices;
+
+  DeviceAllocator& device(int d) {
+    std::lock_guard<std::mutex> g(mu);
+    auto it = devices.find(d);
+    if (it != devices.end()) return *it->second;
+    if (d < 0) memlake::throw_error(Errc::invalid_argument, "device " + std::to_string(d) + " is not a device ordinal");
+    auto dev = std::make_unique<DeviceAllocator>(d, opts);
+    return *devices.emplace(d, std::move(dev)).first->second;
+  }
+  DeviceAllocator* existing(int d) {
+    std::lock_guard<std::mutex> g(mu);
+    auto it = devices.find(d);
+    return it == devices.end() ? nullptr : it->second.get();
+  }
+};
+
+namespace {
+
+thread_local std::string t_last_error;
+
+template <class F>
+memlake_status guarded(F&& f) {
+  try {
+    f();
+    return MEMLAKE_OK;
+  } catch (const Error& e) {
+    t_last_error = e.what();
+    return static_cast<memlake_status>(e.code());
+  } catch (const std::bad_alloc&) {
+    t_last_error = "host memory exhausted (std::bad_alloc)";
+    return MEMLAKE_ERROR_OUT_OF_MEMORY;
+  } catch (const std::exception& e) {
+    t_last_error = e.what();
+    return MEMLAKE_ERROR_INTERNAL;
+  }
+}
+
+memlake_status null_arg(const char* what) {
+  t_last_error = std::string(what) + " is NULL";
+  return MEMLAKE_ERROR_INVALID_ARGUMENT;
+}
+
+void fill(memlake_stat* out, const memlake::core::Stat& s) {
+  out->current = s.current;
+  out->peak = s.peak;
+}
+
+void to_c(const memlake::core::Stats& s, memlake_stats* out) {
+  memlake_stats c{};
+  c.struct_size = out->struct_size;
+  c.device = s.device;
+  fill(&c.requested_bytes, s.requested);
+  fill(&c.allocated_bytes, s.allocated);
+  fill(&c.reserved_bytes, s.reserved);
+  fill(&c.mapped_bytes, s.mapped);
+  fill(&c.active_blocks, s.active);
+  c.num_allocs = s.num_allocs;
+  c.num_frees = s.num_frees;
+  c.num_ooms = s.num_ooms;
+  c.small_allocs = s.small_allocs;
+  c.cache_hits = s.cache_hits;
+  c.stitch_reuses = s.stitch_reuses;
+  c.stitches = s.stitches;
+  c.grows = s.grows;
+  c.pages_created = s.pages_created;
+  c.views = s.views;
+  c.stitched_views = s.stitched_views;
+  c.small_slabs = s.small_slabs;
+  c.largest_free_bytes = s.largest_free;
+  c.page_size = s.page_size;
+  c.memory_cap = s.memory_cap;
+  for (int i = 0; i < memlake::prim::kNumOps && i < 16; ++i) c.primitive_calls[i] = s.calls.calls[i];
+  std::memcpy(out, &c, std::min<std::size_t>(out->struct_size, sizeof c));
+}
+
+}  // namespace
+
+extern "C" {
+
+memlake_status memlake_options_create(memlake_options** out, int from_env) {
+  if (!out) return null_arg("out");
+  return guarded([&] { *out = new memlake_options{from_env ? Options::from_env() : Options::defaults()}; });
+}
+
+memlake_status memlake_options_set(memlake_options* o, const char* key, const char* value) {
+  if (!o || !key || !value) return null_arg("options, key or value");
+  return guarded([&] { o->o.set(key, value); });
+}
+
+size_t memlake_options_get(const memlake_options* o, const char* key, char* buf, size_t len) {
+  if (!o || !key) return 0;
+  std::string v;
+  if (guarded([&] { v = o->o.get(key); }) != MEMLAKE_OK) return 0;
+  if (buf && len) {
+    std::size_t n = std::min(len - 1, v.size());
+    std::memcpy(buf, v.data(), n);
+    buf[n] = '\0';
+  }
+  return v.size();
+}
+
+void memlake_options_destroy(memlake_options* o) { delete o; }
+
+memlake_status memlake_create(const memlake_options* opts, memlake_allocator** out) {
+  if (!out) return null_arg("out");
+  return guarded([&] {
+    auto a = std::make_unique<memlake_allocator>();
+    a->opts = opts ? opts->o : Options::from_env();
+    // Validate the backend now so that misconfiguration surfaces at creation.
+    if (a->opts.backend == "cuda") {
+      std::string why;
+      if (!memlake::prim::cuda_available(&why)) memlake::throw_error(Errc::unavailable, "cuda backend unavailable: " + why);
+    }
+    *out = a.release();
+  });
+}
+
+void memlake_destroy(memlake_allocator* a) { delete a; }
+
+memlake_status memlake_alloc(memlake_allocator* a, size_t size, int device, void* stream, void** ptr) {
+  if (!a || !ptr) return null_arg("allocator or ptr");
+  *ptr = nullptr;
+  return guarded([&] { *ptr = a->device(device).alloc(size, stream); });
+}
+
+memlake_status memlake_free(memlake_allocator* a, void* ptr, int device, void* stream) {
+  (void)stream;  // the allocation remembers its stream
+  if (!a) return null_arg("allocator");
+  if (!ptr) return MEMLAKE_OK;
+  return guarded([&] {
+    DeviceAllocator* d = a->existing(device);
+    if (!d)
+      memlake::throw_error(Errc::invalid_argument, "free(" + memlake::hex_ptr(reinterpret_cast<std::uintptr_t>(ptr)) +
+                                                       "): device " + std::to_string(device) + " has no allocations");
+    d->free(ptr);
+  });
+}
+
+memlake_status memlake_empty_cache(memlake_allocator* a, int device) {
+  if (!a) return null_arg("allocator");
+  return guarded([&] {
+    if (DeviceAllocator* d = a->existing(device)) d->empty_cache();
+  });
+}
+
+memlake_status memlake_set_memory_cap(memlake_allocator* a, size_t bytes) {
+  if (!a) return null_arg("allocator");
+  return guarded([&] {
+    std::lock_guard<std::mutex> g(a->mu);
+    a->opts.memory_cap = bytes;
+    for (auto& [id, d] : a->devices) d->set_memory_cap(bytes);
+  });
+}
+
+memlake_status memlake_reset_peak_stats(memlake_allocator* a, int device) {
+  if (!a) return null_arg("allocator");
+  return guarded([&] {
+    if (DeviceAllocator* d = a->existing(device)) d->reset_peaks();
+  });
+}
+
+const char* memlake_prim_op_name(int op) {
+  if (op < 0 || op >= memlake::prim::kNumOps) return "";
+  return memlake::prim::op_name(static_cast<memlake::prim::Op>(op));
+}
+
+memlake_status memlake_get_stats(memlake_allocator* a, int device, memlake_stats* stats) {
+  if (!a || !stats) return null_arg("allocator or stats");
+  if (stats->struct_size < offsetof(memlake_stats, requested_bytes)) {
+    t_last_error = "memlake_stats.struct_size is not set";
+    return MEMLAKE_ERROR_INVALID_ARGUMENT;
+  }
+  return guarded([&] {
+    memlake::core::Stats s;
+    s.device = device;
+    if (DeviceAllocator* d = a->existing(device)) s = d->stats();
+    to_c(s, stats);
+  });
+}
+
+size_t memlake_stats_json(memlake_allocator* a, char* buf, size_t len) {
+  if (!a) return 0;
+  std::string j = "{\"devices\":[";
+  guarded([&] {
+    std::lock_guard<std::mutex> g(a->mu);
+    bool first = true;
+    for (auto& [id, d] : a->devices) {
+      j += (first ? "" : ",") + memlake::core::stats_json(d->stats());
+      first = false;
+    }
+  });
+  j += "]}";
+  if (buf && len) {
+    std::size_t n = std::min(len - 1, j.size());
+    std::memcpy(buf, j.data(), n);
+    buf[n] = '\0';
+  }
+  return j.size();
+}
+
+const char* memlake_last_error(void) { return t_last_error.c_str(); }
+const char* memlake_version(void) { return "0.1.0"; }
+
+namespace {
+std::string g_default_error;  // why the default allocator could not be made
+}
+
+memlake_allocator* memlake_default(void) {
+  static memlake_allocator* inst = [] {
+    memlake_allocator* a = nullptr;
+    if (memlake_create(nullptr, &a) != MEMLAKE_OK) g_default_error = "memlake default allocator: " + t_last_error;
+    return a;
+  }();
+  // Intentionally never destroyed: frameworks free tensors during exit.
+  if (!inst) t_last_error = g_default_error;
+  return inst;
+}
+
+void* memlake_torch_malloc(ssize_t size, int device, void* stream) {
+  memlake_allocator* a = memlake_default();
+  if (!a) return nullptr;
+  if (size < 0) {
+    t_last_error = "negative size " + std::to_string(size);
+    return nullptr;
+  }
+  void* p = nullptr;
+  memlake_alloc(a, static_cast<size_t>(size), device, stream, &p);
+  return p;
+}
+
+void memlake_torch_free(void* ptr, size_t size, int device, void* stream) {
+  (void)size;
+  memlake_allocator* a = memlake_default();
+  if (a) memlake_free(a, ptr, device, stream);
+}
+
+}  // extern "C"

@@ -1,0 +1,233 @@
+#include "core/allocator.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+#include "core/error.h"
+
+namespace memlake::core {
+
+Allocator::Allocator(prim::Backend& backend, const Options& opts)
+    : be_(backend),
+      opts_(opts),
+      tracker_(backend),
+      pool_(backend, tracker_),
+      small_(*this, backend.granularity()),
+      cap_(opts.memory_cap) {
+  if (opts_.small_max >= pool_.page_size())
+    throw_error(Errc::invalid_argument, "small_max (" + std::to_string(opts_.small_max) +
+                                            ") must be smaller than the page size (" +
+                                            std::to_string(pool_.page_size()) + ")");
+}
+
+Allocator::~Allocator() {
+  try {
+    be_.synchronize_device();
+  } catch (...) {
+  }
+}
+
+void* Allocator::alloc(std::size_t size, prim::Stream stream, AllocInfo* out) {
+  AllocInfo info;
+  if (size == 0) {
+    if (out) *out = info;
+    return nullptr;
+  }
+  if (size > kMaxAlloc)
+    throw_error(Errc::invalid_argument, "alloc of " + format_bytes(size) + ": larger than any device (limit " +
+                                            format_bytes(kMaxAlloc) + ")");
+  const Tag tag = tracker_.tag_of(stream);
+  records_.reserve(records_.size() + 1);  // no rehash (and no throw) after the memory is taken
+  if (size <= opts_.small_max) {
+    const std::size_t r = SmallPool::round(size);
+    const std::size_t slabs = small_.slabs();
+    SmallPool::Block* b = small_.alloc(r, tag);  // a new slab goes through acquire()
+    info.rounded = r;
+    info.path = Path::small;
+    if (small_.slabs() > slabs) info.pages_created = last_slab_created_;
+    const std::uintptr_t p = small_.ptr(b);
+    records_.emplace(p, Record{size, tag, b, Span{}});
+    if (out) *out = info;
+    return reinterpret_cast<void*>(p);
+  }
+  const std::size_t page = pool_.page_size();
+  const std::size_t pages = (size + page - 1) / page;
+  if (pages > std::numeric_limits<std::uint32_t>::max())
+    throw_error(Errc::invalid_argument, "alloc of " + format_bytes(size) + ": too many pages");
+  Span s = acquire(static_cast<std::uint32_t>(pages), tag, size, info);
+  info.rounded = pages * page;
+  records_.emplace(s.va, Record{size, tag, nullptr, s});
+  if (out) *out = info;
+  return reinterpret_cast<void*>(s.va);
+}
+
+bool Allocator::settle_others(Tag tag, bool block) {
+  const std::size_t before = pool_.usable_free_pages(tag);
+  for (Tag t : pool_.tags_with_unsettled()) {
+    if (t == tag) continue;  // our own frees are usable already
+    std::uint64_t done;
+    if (block) {
+      tracker_.wait(t, tracker_.current(t));
+      done = tracker_.current(t);
+    } else {
+      done = tracker_.poll(t, tracker_.current(t));
+    }
+    pool_.settle(t, done);
+  }
+  return pool_.usable_free_pages(tag) > before;
+}
+
+Span Allocator::acquire(std::uint32_t n, Tag tag, std::size_t request, AllocInfo& info) {
+  TakeInfo ti;
+  auto fit = [&]() -> std::optional<Span> {
+    auto s = pool_.take_fit(n, tag, &ti);
+    if (s) info.path = ti.stitched_view ? Path::fit_stitched : Path::fit;
+    return s;
+  };
+  if (auto s = fit()) return *s;
+  if (settle_others(tag, false))
+    if (auto s = fit()) return *s;
+
+  const std::size_t page = pool_.page_size();
+  auto new_pages = [&]() -> std::size_t {
+    if (!opts_.stitch) return n;
+    const std::size_t usable = pool_.usable_free_pages(tag);
+    return n > usable ? n - usable : 0;
+  };
+  auto over_cap = [&] { return cap_ && pool_.reserved_bytes() + new_pages() * page > cap_; };
+
+  if (new_pages() > 0 && small_.drop_empty() > 0)
+    if (auto s = fit()) return *s;
+  if (over_cap()) {
+    // Wait for other streams' frees; without stitching, also give free
+    // pages back so that new ones fit under the cap.
+    if (settle_others(tag, true))
+      if (auto s = fit()) return *s;
+    if (over_cap() && !opts_.stitch && pool_.free_pages() > 0) empty_cache();
+    if (over_cap())
+      oom(request, tag, "the request needs " + format_bytes(new_pages() * page) + " of new memory beyond the cap");
+  }
+  const std::uint32_t reuse = opts_.stitch ? n : 0;
+  Span s;
+  try {
+    s = pool_.take_stitched(n, tag, reuse, &ti);
+  } catch (const Error& e) {
+    if (e.code() != Errc::out_of_memory) throw;
+    // The device itself is full: other streams' frees are the last resort.
+    if (!settle_others(tag, true)) oom(request, tag, e.what());
+    try {
+      s = pool_.take_stitched(n, tag, reuse, &ti);
+    } catch (const Error& e2) {
+      if (e2.code() == Errc::out_of_memory) oom(request, tag, e2.what());
+      throw;
+    }
+  }
+  info.pages_created = ti.pages_created;
+  info.pages_reused = ti.pages_reused;
+  info.stitch_made = ti.pages_reused > 0;
+  info.path = ti.pages_created ? Path::grown : Path::stitched;
+  pool_.trim_views(static_cast<std::size_t>(opts_.max_mapped_ratio * static_cast<double>(pool_.pages())));
+  return s;
+}
+
+void Allocator::oom(std::size_t request, Tag tag, const std::string& why) {
+  std::string msg = "out of memory: cannot allocate " + format_bytes(request) + " on device " +
+                    std::to_string(be_.device()) + " (" + be_.name() + " backend): " + why + "; reserved " +
+                    format_bytes(pool_.reserved_bytes()) + ", in use " +
+                    format_bytes(pool_.reserved_bytes() - pool_.free_pages() * pool_.page_size()) + ", free " +
+                    format_bytes(pool_.usable_free_pages(tag) * pool_.page_size()) + " usable by this stream, cap " +
+                    (cap_ ? format_bytes(cap_) : std::string("none"));
+  throw_error(Errc::out_of_memory, msg);
+}
+
+Span Allocator::acquire_slab(Tag tag) {
+  AllocInfo info;
+  Span s = acquire(1, tag, pool_.page_size(), info);
+  last_slab_created_ = info.pages_created;
+  return s;
+}
+
+void Allocator::release_slab(const Span& s, Tag tag) { pool_.give_back(s, tag, tracker_.current(tag)); }
+
+FreeInfo Allocator::free(void* ptr) {
+  if (!ptr) return {};
+  auto it = records_.find(reinterpret_cast<std::uintptr_t>(ptr));
+  if (it == records_.end())
+    throw_error(Errc::invalid_argument, "free(" + hex_ptr(reinterpret_cast<std::uintptr_t>(ptr)) +
+                                            "): not a live allocation of this allocator on device " +
+                                            std::to_string(be_.device()) + " (double free or foreign pointer)");
+  const Record r = it->second;
+  records_.erase(it);
+  const std::uint64_t seq = tracker_.note_free(r.tag);
+  FreeInfo fi{r.requested, 0};
+  if (r.block) {
+    fi.rounded = small_.size(r.block);
+    small_.free(r.block);
+  } else {
+    fi.rounded = static_cast<std::size_t>(r.span.count) * pool_.page_size();
+    pool_.give_back(r.span, r.tag, seq);
+  }
+  return fi;
+}
+
+std::size_t Allocator::size_of(const void* ptr) const {
+  auto it = records_.find(reinterpret_cast<std::uintptr_t>(ptr));
+  return it == records_.end() ? 0 : it->second.requested;
+}
+
+std::size_t Allocator::empty_cache() {
+  small_.drop_empty();
+  be_.synchronize_device();  // no kernel can touch freed memory any more
+  tracker_.mark_all_complete();
+  for (Tag t : pool_.tags_with_unsettled()) pool_.settle(t, std::numeric_limits<std::uint64_t>::max());
+  return pool_.release_free();
+}
+
+void Allocator::set_memory_cap(std::size_t bytes) {
+  cap_ = bytes;
+  if (cap_ && pool_.reserved_bytes() > cap_) empty_cache();
+}
+
+Gauges Allocator::gauges() const {
+  Gauges g;
+  g.page_size = pool_.page_size();
+  g.reserved = pool_.reserved_bytes();
+  g.mapped = pool_.mapped_bytes();
+  g.free_page_bytes = pool_.free_pages() * pool_.page_size();
+  g.views = pool_.views();
+  g.active_blocks = records_.size();
+  g.small_slabs = small_.slabs();
+  g.memory_cap = cap_;
+  return g;
+}
+
+void Allocator::check() const {
+  pool_.check();
+  small_.check();
+  // Every busy page belongs to exactly one live span (allocation or slab).
+  std::vector<Span> spans = small_.slab_spans();
+  for (const auto& [p, r] : records_) {
+    if (r.block) {
+      if (small_.ptr(r.block) != p) throw_error(Errc::internal, "record key differs from its block");
+    } else {
+      if (r.span.va != p) throw_error(Errc::internal, "record key differs from its span");
+      spans.push_back(r.span);
+    }
+  }
+  std::set<PageId> seen;
+  std::size_t total = 0;
+  std::vector<PageId> ids;
+  for (const Span& s : spans) {
+    ids.clear();
+    pool_.pages_of(s, ids);
+    for (PageId id : ids)
+      if (!seen.insert(id).second) throw_error(Errc::internal, "a page belongs to two live spans");
+    total += s.count;
+  }
+  if (total != pool_.pages() - pool_.free_pages())
+    throw_error(Errc::internal, "busy pages (" + std::to_string(pool_.pages() - pool_.free_pages()) +
+                                    ") differ from pages in live spans (" + std::to_string(total) + ")");
+}
+
+}  // namespace memlake::core

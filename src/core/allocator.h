@@ -1,0 +1,107 @@
+// Allocator: the stitching caching allocator of one device (policy).
+//
+//   size 0                  -> nullptr, nothing else happens
+//   size <= small_max       -> SmallPool (512-byte blocks in one-page slabs)
+//   larger                  -> ceil(size / page) whole pages, found by
+//     1. best-fit run of free pages in a cached view (no driver call),
+//     2. after settling other streams' completed frees, the same again,
+//     3. a stitched view over free pages from anywhere, plus new pages only
+//        for what free pages cannot cover (cap and device permitting).
+// See docs/design/allocator.md for why.
+//
+// Not thread-safe (see DeviceAllocator for the locked, measured wrapper).
+// Every failure leaves the allocator consistent; check() verifies that.
+#pragma once
+
+#include <memory>
+#include <unordered_map>
+
+#include "core/options.h"
+#include "core/page_pool.h"
+#include "core/small_pool.h"
+#include "core/stream_tracker.h"
+#include "prim/prim.h"
+
+namespace memlake::core {
+
+// How one allocation was served, for the statistics layer.
+enum class Path : std::uint8_t { zero, small, fit, fit_stitched, stitched, grown };
+
+struct AllocInfo {
+  std::size_t rounded = 0;
+  Path path = Path::zero;
+  std::uint32_t pages_created = 0;
+  std::uint32_t pages_reused = 0;  // existing pages mapped into a new view
+  bool stitch_made = false;        // a new view aliasing existing pages
+};
+
+struct FreeInfo {
+  std::size_t requested = 0;
+  std::size_t rounded = 0;
+};
+
+// Instantaneous state, read by the statistics layer.
+struct Gauges {
+  std::size_t page_size = 0;
+  std::size_t reserved = 0;
+  std::size_t mapped = 0;
+  std::size_t free_page_bytes = 0;
+  std::size_t views = 0;
+  std::size_t active_blocks = 0;
+  std::size_t small_slabs = 0;
+  std::size_t memory_cap = 0;
+};
+
+class Allocator final : private SlabSource {
+ public:
+  static constexpr std::size_t kMaxAlloc = std::size_t{1} << 48;
+
+  Allocator(prim::Backend& backend, const Options& opts);
+  ~Allocator() override;
+  Allocator(const Allocator&) = delete;
+  Allocator& operator=(const Allocator&) = delete;
+
+  void* alloc(std::size_t size, prim::Stream stream, AllocInfo* info = nullptr);
+  // Throws Errc::invalid_argument for a pointer that is not a live allocation.
+  FreeInfo free(void* ptr);
+  // Size requested for a live allocation, 0 if `ptr` is not one.
+  std::size_t size_of(const void* ptr) const;
+
+  // Synchronise the device and release every free page to the driver.
+  std::size_t empty_cache();
+  // 0 removes the cap. Lowering it below what is reserved releases free pages.
+  void set_memory_cap(std::size_t bytes);
+
+  Gauges gauges() const;
+  std::size_t stitched_views() const { return pool_.stitched_views(); }
+  std::size_t largest_free_bytes() const { return pool_.largest_free_run_bytes(); }
+  prim::Backend& backend() { return be_; }
+  const Options& options() const { return opts_; }
+
+  void check() const;  // throws Errc::internal on any inconsistency
+
+ private:
+  struct Record {
+    std::size_t requested;
+    Tag tag;
+    SmallPool::Block* block;  // small allocation, or
+    Span span;                // large allocation
+  };
+
+  Span acquire(std::uint32_t pages, Tag tag, std::size_t request, AllocInfo& info);
+  bool settle_others(Tag tag, bool block);
+  [[noreturn]] void oom(std::size_t request, Tag tag, const std::string& why);
+  Span acquire_slab(Tag tag) override;
+  void release_slab(const Span& s, Tag tag) override;
+
+  prim::Backend& be_;
+  Options opts_;
+  StreamTracker tracker_;
+  PagePool pool_;
+  SmallPool small_;
+  std::unordered_map<std::uintptr_t, Record> records_;
+  std::size_t cap_;
+  std::uint32_t last_slab_created_ = 0;
+};
+
+}  // namespace memlake::core

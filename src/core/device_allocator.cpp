@@ -1,0 +1,92 @@
+#include "core/device_allocator.h"
+
+#include "core/error.h"
+
+namespace memlake::core {
+namespace {
+
+std::unique_ptr<prim::Backend> backend_for(int device, const Options& o) {
+  prim::BackendConfig c;
+  c.kind = o.backend;
+  c.device = device;
+  c.granularity = o.granularity;
+  c.host_memory_limit = o.host_memory_limit;
+  return prim::make_backend(c);
+}
+
+}  // namespace
+
+DeviceAllocator::DeviceAllocator(int device, const Options& opts) : DeviceAllocator(backend_for(device, opts), opts) {}
+
+DeviceAllocator::DeviceAllocator(std::unique_ptr<prim::Backend> backend, const Options& opts)
+    : device_(backend->device()),
+      counting_(std::make_unique<prim::CountingBackend>(std::move(backend))),
+      alloc_(*counting_, opts) {
+  rec_.on_gauges(alloc_.gauges());
+}
+
+DeviceAllocator::~DeviceAllocator() = default;
+
+void* DeviceAllocator::alloc(std::size_t size, prim::Stream stream) {
+  std::lock_guard<std::mutex> g(mu_);
+  AllocInfo info;
+  try {
+    void* p = alloc_.alloc(size, stream, &info);
+    rec_.on_alloc(size, info, alloc_.gauges());
+    return p;
+  } catch (const Error& e) {
+    if (e.code() == Errc::out_of_memory) rec_.on_oom();
+    rec_.on_gauges(alloc_.gauges());
+    throw;
+  }
+}
+
+void DeviceAllocator::free(void* ptr) {
+  std::lock_guard<std::mutex> g(mu_);
+  FreeInfo fi = alloc_.free(ptr);
+  rec_.on_free(fi, alloc_.gauges());
+}
+
+std::size_t DeviceAllocator::size_of(const void* ptr) const {
+  std::lock_guard<std::mutex> g(mu_);
+  return alloc_.size_of(ptr);
+}
+
+std::size_t DeviceAllocator::empty_cache() {
+  std::lock_guard<std::mutex> g(mu_);
+  std::size_t n = alloc_.empty_cache();
+  rec_.on_gauges(alloc_.gauges());
+  return n;
+}
+
+void DeviceAllocator::set_memory_cap(std::size_t bytes) {
+  std::lock_guard<std::mutex> g(mu_);
+  alloc_.set_memory_cap(bytes);
+  rec_.on_gauges(alloc_.gauges());
+}
+
+Stats DeviceAllocator::stats() const {
+  std::lock_guard<std::mutex> g(mu_);
+  Stats s = rec_.stats();
+  s.device = device_;
+  s.backend = counting_->name();
+  s.stitched_views = alloc_.stitched_views();
+  s.largest_free = alloc_.largest_free_bytes();
+  s.calls = counting_->counts();
+  return s;
+}
+
+void DeviceAllocator::reset_peaks() {
+  std::lock_guard<std::mutex> g(mu_);
+  rec_.reset_peaks();
+}
+
+void DeviceAllocator::check() const {
+  std::lock_guard<std::mutex> g(mu_);
+  alloc_.check();
+  const Stats& s = rec_.stats();
+  const Gauges gg = alloc_.gauges();
+  if (s.active.current != gg.active_blocks) throw_error(Errc::internal, "stats: active blocks differ from records");
+}
+
+}  // namespace memlake::core

@@ -1,0 +1,46 @@
+// DeviceAllocator: what the C ABI, the CLI and the tests use for one device.
+// Composes, each concern in its own piece:
+//   backend chain  make_backend() -> CountingBackend (primitive call counts)
+//   algorithm      Allocator (not thread-safe)
+//   statistics     StatsRecorder fed after each operation
+//   thread safety  one mutex around the two above
+#pragma once
+
+#include <memory>
+#include <mutex>
+
+#include "core/allocator.h"
+#include "core/stats.h"
+#include "prim/decorators.h"
+
+namespace memlake::core {
+
+class DeviceAllocator {
+ public:
+  // Builds the backend from the options (backend kind, granularity).
+  DeviceAllocator(int device, const Options& opts);
+  // Uses a caller-built backend (tests wrap it in fault injection).
+  DeviceAllocator(std::unique_ptr<prim::Backend> backend, const Options& opts);
+  ~DeviceAllocator();
+
+  void* alloc(std::size_t size, prim::Stream stream);
+  void free(void* ptr);
+  std::size_t size_of(const void* ptr) const;
+  std::size_t empty_cache();
+  void set_memory_cap(std::size_t bytes);
+  Stats stats() const;
+  void reset_peaks();
+  void check() const;
+
+  prim::Backend& backend() { return *counting_; }  // counted, like the allocator's calls
+  int device() const { return device_; }
+
+ private:
+  int device_;
+  std::unique_ptr<prim::CountingBackend> counting_;
+  mutable std::mutex mu_;
+  Allocator alloc_;
+  StatsRecorder rec_;
+};
+
+}  // namespace memlake::core

@@ -1,0 +1,48 @@
+#include "core/error.h"
+
+#include <cstdio>
+
+namespace memlake {
+
+const char* errc_name(Errc c) noexcept {
+  switch (c) {
+    case Errc::ok: return "ok";
+    case Errc::out_of_memory: return "out_of_memory";
+    case Errc::invalid_argument: return "invalid_argument";
+    case Errc::driver: return "driver_error";
+    case Errc::unavailable: return "unavailable";
+    case Errc::internal: return "internal";
+  }
+  return "unknown";
+}
+
+void throw_error(Errc code, const std::string& what) { throw Error(code, what); }
+
+std::string human_bytes(std::uint64_t bytes) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024.0 && u < 5) {
+    v /= 1024.0;
+    ++u;
+  }
+  char buf[64];
+  if (u == 0)
+    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+  else
+    std::snprintf(buf, sizeof buf, "%.2f %s", v, units[u]);
+  return buf;
+}
+
+std::string format_bytes(std::uint64_t bytes) {
+  if (bytes < 1024) return human_bytes(bytes);
+  return human_bytes(bytes) + " (" + std::to_string(bytes) + " bytes)";
+}
+
+std::string hex_ptr(std::uintptr_t p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(p));
+  return buf;
+}
+
+}  // namespace memlake

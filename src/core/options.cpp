@@ -1,0 +1,133 @@
+#include "core/options.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+
+#include "core/error.h"
+
+namespace memlake {
+namespace {
+
+struct Entry {
+  OptionInfo info;
+  std::function<void(Options&, const std::string&)> set;
+  std::function<std::string(const Options&)> get;
+};
+
+bool parse_bool(const std::string& key, const std::string& v) {
+  std::string s;
+  for (char c : v) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (s == "1" || s == "true" || s == "on" || s == "yes") return true;
+  if (s == "0" || s == "false" || s == "off" || s == "no") return false;
+  throw_error(Errc::invalid_argument, "option " + key + ": '" + v + "' is not a boolean (use 1/0, on/off, true/false)");
+}
+
+std::string size_str(std::size_t v) { return std::to_string(v); }
+
+const std::vector<Entry>& entries() {
+  static const std::vector<Entry> table = {
+      {{"backend", "MEMLAKE_BACKEND", "cuda", "Primitives backend: 'cuda' (GPU, driver loaded at run time) or 'host' (Linux memory)."},
+       [](Options& o, const std::string& v) {
+         if (v != "cuda" && v != "host")
+           throw_error(Errc::invalid_argument, "option backend: '" + v + "' is not 'cuda' or 'host'");
+         o.backend = v;
+       },
+       [](const Options& o) { return o.backend; }},
+      {{"granularity", "MEMLAKE_GRANULARITY", "0",
+        "Page size: the unit of physical memory and of stitching. 0 = the backend's (2 MiB on H200). Larger pages mean fewer driver calls per stitch and more rounding waste."},
+       [](Options& o, const std::string& v) { o.granularity = parse_size(v); },
+       [](const Options& o) { return size_str(o.granularity); }},
+      {{"small_max", "MEMLAKE_SMALL_MAX", "1048576",
+        "Requests of at most this many bytes are packed into shared one-page slabs (512-byte aligned); larger ones get whole pages."},
+       [](Options& o, const std::string& v) { o.small_max = parse_size(v); },
+       [](const Options& o) { return size_str(o.small_max); }},
+      {{"memory_cap", "MEMLAKE_MEMORY_CAP", "0",
+        "Most physical memory to reserve per device, in bytes (suffixes K, M, G, T). 0 = no cap. Past it, requests fail with out-of-memory."},
+       [](Options& o, const std::string& v) { o.memory_cap = parse_size(v); },
+       [](const Options& o) { return size_str(o.memory_cap); }},
+      {{"stitch", "MEMLAKE_STITCH", "1",
+        "Stitch free pages into new virtual ranges before asking the driver for memory. 0 = plain page-granular caching (for comparison)."},
+       [](Options& o, const std::string& v) { o.stitch = parse_bool("stitch", v); },
+       [](const Options& o) { return std::string(o.stitch ? "1" : "0"); }},
+      {{"max_mapped_ratio", "MEMLAKE_MAX_MAPPED_RATIO", "4",
+        "Cached virtual views are kept until mapped memory exceeds this multiple of reserved memory; then the least recently used idle views are unmapped."},
+       [](Options& o, const std::string& v) {
+         char* end = nullptr;
+         double d = std::strtod(v.c_str(), &end);
+         if (v.empty() || *end != '\0' || !(d >= 1.0) || !std::isfinite(d))
+           throw_error(Errc::invalid_argument, "option max_mapped_ratio: '" + v + "' is not a number >= 1");
+         o.max_mapped_ratio = d;
+       },
+       [](const Options& o) { return std::to_string(o.max_mapped_ratio); }},
+      {{"host_memory_limit", "MEMLAKE_HOST_MEMORY_LIMIT", "0",
+        "Host backend only: physical memory it may create, in bytes (emulates a device's size). 0 = no limit."},
+       [](Options& o, const std::string& v) { o.host_memory_limit = parse_size(v); },
+       [](const Options& o) { return size_str(o.host_memory_limit); }},
+  };
+  return table;
+}
+
+const Entry& find(const std::string& key) {
+  for (const Entry& e : entries())
+    if (key == e.info.key) return e;
+  std::string known;
+  for (const Entry& e : entries()) known += std::string(known.empty() ? "" : ", ") + e.info.key;
+  throw_error(Errc::invalid_argument, "unknown option '" + key + "' (known: " + known + ")");
+}
+
+}  // namespace
+
+std::size_t parse_size(const std::string& s) {
+  std::size_t i = 0;
+  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
+  if (i == 0) throw_error(Errc::invalid_argument, "'" + s + "' is not a size (examples: 4096, 2M, 1.5G)");
+  double v = std::strtod(s.substr(0, i).c_str(), nullptr);
+  std::string unit;
+  for (; i < s.size(); ++i)
+    if (!std::isspace(static_cast<unsigned char>(s[i]))) unit += static_cast<char>(std::toupper(static_cast<unsigned char>(s[i])));
+  double mult = 1;
+  if (unit.empty() || unit == "B") mult = 1;
+  else if (unit == "K" || unit == "KB" || unit == "KIB") mult = 1024.0;
+  else if (unit == "M" || unit == "MB" || unit == "MIB") mult = 1024.0 * 1024;
+  else if (unit == "G" || unit == "GB" || unit == "GIB") mult = 1024.0 * 1024 * 1024;
+  else if (unit == "T" || unit == "TB" || unit == "TIB") mult = 1024.0 * 1024 * 1024 * 1024;
+  else throw_error(Errc::invalid_argument, "'" + s + "': unknown size unit '" + unit + "' (use K, M, G or T)");
+  double bytes = v * mult;
+  if (!(bytes < 1.8e19)) throw_error(Errc::invalid_argument, "'" + s + "' is too large");
+  return static_cast<std::size_t>(std::llround(bytes));
+}
+
+const std::vector<OptionInfo>& option_table() {
+  static const std::vector<OptionInfo> infos = [] {
+    std::vector<OptionInfo> v;
+    for (const Entry& e : entries()) v.push_back(e.info);
+    return v;
+  }();
+  return infos;
+}
+
+void Options::set(const std::string& key, const std::string& value) {
+  Options copy = *this;  // leave *this untouched on error
+  find(key).set(copy, value);
+  *this = copy;
+}
+
+std::string Options::get(const std::string& key) const { return find(key).get(*this); }
+
+Options Options::from_env() {
+  Options o;
+  for (const Entry& e : entries()) {
+    const char* v = std::getenv(e.info.env);
+    if (!v || !*v) continue;
+    try {
+      e.set(o, v);
+    } catch (const Error& err) {
+      throw_error(Errc::invalid_argument, std::string(e.info.env) + ": " + err.what());
+    }
+  }
+  return o;
+}
+
+}  // namespace memlake

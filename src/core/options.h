@@ -1,0 +1,42 @@
+// Configuration, read once from one table.
+//
+// Every tunable lives in kOptionTable below: its key (used by the C ABI and
+// Python's enable(**options)), its MEMLAKE_* environment variable, default,
+// and meaning. Options::from_env() starts from the defaults and applies the
+// environment; set() applies one key=value (validated, with a clear error).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace memlake {
+
+struct Options {
+  std::string backend = "cuda";
+  std::size_t granularity = 0;           // 0 = backend default
+  std::size_t small_max = 1u << 20;      // requests <= this are packed in slabs
+  std::size_t memory_cap = 0;            // 0 = none
+  bool stitch = true;
+  double max_mapped_ratio = 4.0;         // mapped VA <= ratio x reserved (cached views)
+  std::size_t host_memory_limit = 0;     // host backend physical limit
+
+  static Options defaults() { return Options{}; }
+  static Options from_env();             // defaults + MEMLAKE_* variables
+  // Throws Errc::invalid_argument on an unknown key or a bad value.
+  void set(const std::string& key, const std::string& value);
+  std::string get(const std::string& key) const;
+};
+
+struct OptionInfo {
+  const char* key;
+  const char* env;
+  const char* default_value;
+  const char* doc;
+};
+const std::vector<OptionInfo>& option_table();
+
+// "2M", "1.5GiB", "4096", "1g" -> bytes. Throws Errc::invalid_argument.
+std::size_t parse_size(const std::string& s);
+
+}  // namespace memlake

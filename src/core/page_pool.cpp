@@ -1,0 +1,509 @@
+#include "core/page_pool.h"
+
+#include <algorithm>
+#include <map>
+
+#include "core/error.h"
+
+namespace memlake::core {
+namespace {
+
+[[noreturn]] void broken(const std::string& what) { throw_error(Errc::internal, "page pool invariant violated: " + what); }
+
+}  // namespace
+
+PagePool::PagePool(prim::Backend& backend, Quiescer& quiescer)
+    : be_(backend), quiescer_(quiescer), page_(backend.granularity()) {}
+
+PagePool::~PagePool() {
+  for (ViewId v = 0; v < views_.size(); ++v) {
+    View& w = views_[v];
+    if (!w.live) continue;
+    try {
+      std::uint32_t n = static_cast<std::uint32_t>(w.slots.size());
+      for (std::uint32_t a = 0; a < n;) {
+        if (w.slots[a] == kHole) { ++a; continue; }
+        std::uint32_t b = a;
+        while (b < n && w.slots[b] != kHole) ++b;
+        be_.unmap(w.va + a * page_, (b - a) * page_);
+        a = b;
+      }
+      be_.free_reservation(w.va, w.slots.size() * page_);
+    } catch (...) {
+      // Destruction must not throw; the backend keeps whatever failed.
+    }
+  }
+  for (Page& p : pages_) {
+    if (!p.live) continue;
+    try {
+      be_.release(p.handle);
+    } catch (...) {
+    }
+  }
+}
+
+PageId PagePool::new_page_id() {
+  if (!free_page_ids_.empty()) {
+    PageId id = free_page_ids_.back();
+    free_page_ids_.pop_back();
+    return id;
+  }
+  pages_.emplace_back();
+  return static_cast<PageId>(pages_.size() - 1);
+}
+
+ViewId PagePool::new_view_id() {
+  if (!free_view_ids_.empty()) {
+    ViewId id = free_view_ids_.back();
+    free_view_ids_.pop_back();
+    return id;
+  }
+  views_.emplace_back();
+  return static_cast<ViewId>(views_.size() - 1);
+}
+
+void PagePool::reindex(ViewId v) {
+  View& w = views_[v];
+  for (const RunKey& k : w.runs) runs_.erase(k);
+  w.runs.clear();
+  const std::uint32_t n = static_cast<std::uint32_t>(w.slots.size());
+  for (std::uint32_t i = 0; i < n;) {
+    PageId p = w.slots[i];
+    if (p == kHole || pages_[p].busy) {
+      ++i;
+      continue;
+    }
+    const Tag t = pages_[p].tag;
+    std::uint32_t j = i + 1;
+    while (j < n && w.slots[j] != kHole && !pages_[w.slots[j]].busy && pages_[w.slots[j]].tag == t) ++j;
+    RunKey k{t, j - i, v, i};
+    runs_.insert(k);
+    w.runs.push_back(k);
+    i = j;
+  }
+}
+
+void PagePool::reindex_views_of(const std::vector<PageId>& pages) {
+  const std::uint32_t m = next_mark();
+  for (PageId p : pages)
+    for (auto [v, slot] : pages_[p].maps) {
+      (void)slot;
+      if (views_[v].mark != m) {
+        views_[v].mark = m;
+        reindex(v);
+      }
+    }
+}
+
+void PagePool::idle(ViewId v) {
+  View& w = views_[v];
+  // A view with holes can never serve its whole range again: evict it first.
+  w.lru = w.holes ? lru_.insert(lru_.begin(), v) : lru_.insert(lru_.end(), v);
+  w.in_lru = true;
+}
+
+void PagePool::unidle(ViewId v) {
+  View& w = views_[v];
+  if (w.in_lru) {
+    lru_.erase(w.lru);
+    w.in_lru = false;
+  }
+}
+
+Span PagePool::mark_busy(ViewId v, std::uint32_t first, std::uint32_t n) {
+  View& w = views_[v];
+  std::vector<PageId> changed(w.slots.begin() + first, w.slots.begin() + first + n);
+  for (PageId p : changed) {
+    Page& pg = pages_[p];
+    pg.busy = true;
+    --free_pages_;
+    --free_by_tag(pg.tag);
+  }
+  if (w.spans++ == 0) unidle(v);
+  reindex_views_of(changed);
+  return Span{v, first, n, w.va + first * page_};
+}
+
+std::optional<Span> PagePool::take_fit(std::uint32_t n, Tag tag, TakeInfo* info) {
+  auto best = runs_.end();
+  auto a = runs_.lower_bound(RunKey{tag, n, 0, 0});
+  if (a != runs_.end() && a->tag == tag) best = a;
+  if (tag != kGlobal) {
+    auto b = runs_.lower_bound(RunKey{kGlobal, n, 0, 0});
+    if (b != runs_.end() && b->tag == kGlobal && (best == runs_.end() || b->len < best->len)) best = b;
+  }
+  if (best == runs_.end()) return std::nullopt;
+  const RunKey k = *best;
+  if (info) *info = TakeInfo{views_[k.view].stitched, 0, 0};
+  return mark_busy(k.view, k.start, n);
+}
+
+std::size_t& PagePool::free_by_tag(Tag t) {
+  if (t >= free_by_tag_.size()) free_by_tag_.resize(t + 1, 0);
+  return free_by_tag_[t];
+}
+
+std::size_t PagePool::usable_free_pages(Tag tag) const {
+  std::size_t n = free_by_tag_.empty() ? 0 : free_by_tag_[kGlobal];
+  if (tag != kGlobal && tag < free_by_tag_.size()) n += free_by_tag_[tag];
+  return n;
+}
+
+Span PagePool::take_stitched(std::uint32_t n, Tag tag, std::uint32_t reuse_max, TakeInfo* info) {
+  if (n == 0) throw_error(Errc::invalid_argument, "page pool: empty stitch");
+  reuse_max = std::min(reuse_max, n);
+  // 1. Choose the existing pages: orphans first (nobody else can use them),
+  //    then the largest free runs (few source views, long runs kept whole
+  //    rather than nibbled).
+  std::vector<PageId> chosen;
+  chosen.reserve(n);
+  const std::uint32_t m = next_mark();
+  const Tag tags[2] = {tag, kGlobal};
+  const int ntags = tag == kGlobal ? 1 : 2;
+  for (int ti = 0; ti < ntags && chosen.size() < reuse_max; ++ti)
+    for (auto it = orphans_.lower_bound({tags[ti], 0}); it != orphans_.end() && it->first == tags[ti] &&
+                                                         chosen.size() < reuse_max;
+         ++it) {
+      chosen.push_back(it->second);
+      pages_[it->second].mark = m;
+    }
+  if (chosen.size() < reuse_max) {
+    std::vector<RunKey> cand;
+    for (int ti = 0; ti < ntags; ++ti)
+      for (auto it = runs_.lower_bound(RunKey{tags[ti], 0, 0, 0}); it != runs_.end() && it->tag == tags[ti]; ++it)
+        cand.push_back(*it);
+    std::stable_sort(cand.begin(), cand.end(), [](const RunKey& x, const RunKey& y) { return x.len > y.len; });
+    for (const RunKey& k : cand) {
+      const View& w = views_[k.view];
+      for (std::uint32_t s = k.start; s < k.start + k.len && chosen.size() < reuse_max; ++s) {
+        PageId p = w.slots[s];
+        if (pages_[p].mark != m) {
+          pages_[p].mark = m;
+          chosen.push_back(p);
+        }
+      }
+      if (chosen.size() >= reuse_max) break;
+    }
+  }
+  const std::uint32_t reused = static_cast<std::uint32_t>(chosen.size());
+  const std::uint32_t created = n - reused;
+
+  // 2. Driver work, with rollback: reserve, create, map, set access.
+  const std::size_t bytes = static_cast<std::size_t>(n) * page_;
+  const std::uintptr_t va = be_.reserve(bytes, 0);
+  std::vector<prim::PhysHandle> fresh;
+  fresh.reserve(created);
+  std::uint32_t mapped = 0;
+  try {
+    for (std::uint32_t i = 0; i < created; ++i) fresh.push_back(be_.create(page_));
+    for (std::uint32_t i = 0; i < n; ++i) {
+      prim::PhysHandle h = i < reused ? pages_[chosen[i]].handle : fresh[i - reused];
+      be_.map(va + i * page_, page_, h);
+      ++mapped;
+    }
+    be_.set_access(va, bytes, prim::Access::read_write);
+  } catch (...) {
+    try {
+      if (mapped) be_.unmap(va, mapped * page_);
+      for (prim::PhysHandle h : fresh) be_.release(h);
+      be_.free_reservation(va, bytes);
+    } catch (...) {
+      // The original failure is the one worth reporting.
+    }
+    throw;
+  }
+
+  // 3. Bookkeeping (cannot fail but for allocation of the index nodes).
+  for (prim::PhysHandle h : fresh) {
+    PageId id = new_page_id();
+    Page& pg = pages_[id];
+    pg = Page{};
+    pg.handle = h;
+    pg.live = true;
+    pg.tag = kGlobal;
+    ++pages_live_;
+    ++free_pages_;
+    ++free_by_tag(kGlobal);
+    chosen.push_back(id);
+  }
+  const ViewId v = new_view_id();
+  View& w = views_[v];
+  w = View{};
+  w.live = true;
+  w.va = va;
+  w.slots = chosen;
+  w.stitched = reused > 0;
+  ++views_live_;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    Page& pg = pages_[chosen[i]];
+    if (pg.maps.empty() && i < reused) orphans_.erase({pg.tag, chosen[i]});
+    pg.maps.emplace_back(v, i);
+    ++slots_mapped_;
+  }
+  if (info) *info = TakeInfo{reused > 0, reused, created};
+  return mark_busy(v, 0, n);
+}
+
+void PagePool::set_page_free(PageId p, Tag tag, std::uint64_t seq) {
+  Page& pg = pages_[p];
+  pg.busy = false;
+  pg.tag = tag;
+  pg.seq = seq;
+  ++free_pages_;
+  ++free_by_tag(tag);
+  if (tag != kGlobal) {
+    if (tag >= unsettled_.size()) {
+      unsettled_.resize(tag + 1);
+      unsettled_head_.resize(tag + 1, 0);
+    }
+    unsettled_[tag].emplace_back(seq, p);
+  }
+}
+
+void PagePool::give_back(const Span& s, Tag tag, std::uint64_t seq) {
+  View& w = views_[s.view];
+  if (!w.live || w.spans == 0 || s.first + s.count > w.slots.size()) broken("give_back of a span that is not live");
+  std::vector<PageId> changed(w.slots.begin() + s.first, w.slots.begin() + s.first + s.count);
+  for (PageId p : changed) set_page_free(p, tag, seq);
+  auto lf = std::find_if(w.last_free.begin(), w.last_free.end(), [&](auto& e) { return e.first == tag; });
+  if (lf == w.last_free.end())
+    w.last_free.emplace_back(tag, seq);
+  else
+    lf->second = seq;
+  if (--w.spans == 0) idle(s.view);
+  reindex_views_of(changed);
+}
+
+void PagePool::prune(Tag tag) {
+  if (tag >= unsettled_.size()) return;
+  auto& q = unsettled_[tag];
+  std::size_t& h = unsettled_head_[tag];
+  while (h < q.size()) {
+    const Page& pg = pages_[q[h].second];
+    if (pg.live && !pg.busy && pg.tag == tag && pg.seq == q[h].first) break;
+    ++h;
+  }
+  if (h == q.size()) {
+    q.clear();
+    h = 0;
+  } else if (h > 1024 && h * 2 > q.size()) {
+    q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(h));
+    h = 0;
+  }
+}
+
+void PagePool::settle(Tag tag, std::uint64_t done) {
+  if (tag == kGlobal || tag >= unsettled_.size()) return;
+  auto& q = unsettled_[tag];
+  std::size_t& h = unsettled_head_[tag];
+  std::vector<PageId> changed;
+  for (; h < q.size() && q[h].first <= done; ++h) {
+    PageId p = q[h].second;
+    Page& pg = pages_[p];
+    if (!(pg.live && !pg.busy && pg.tag == tag && pg.seq == q[h].first)) continue;  // stale entry
+    --free_by_tag(tag);
+    ++free_by_tag(kGlobal);
+    if (pg.maps.empty()) {
+      orphans_.erase({tag, p});
+      orphans_.insert({kGlobal, p});
+    }
+    pg.tag = kGlobal;
+    changed.push_back(p);
+  }
+  prune(tag);
+  reindex_views_of(changed);
+}
+
+std::uint64_t PagePool::oldest_unsettled(Tag tag) {
+  prune(tag);
+  if (tag >= unsettled_.size() || unsettled_[tag].empty()) return 0;
+  return unsettled_[tag][unsettled_head_[tag]].first;
+}
+
+std::vector<Tag> PagePool::tags_with_unsettled() {
+  std::vector<Tag> out;
+  for (Tag t = 1; t < unsettled_.size(); ++t)
+    if (oldest_unsettled(t)) out.push_back(t);
+  return out;
+}
+
+void PagePool::detach(PageId p, ViewId v) {
+  auto& maps = pages_[p].maps;
+  auto it = std::find_if(maps.begin(), maps.end(), [&](auto& e) { return e.first == v; });
+  maps.erase(it);
+  --slots_mapped_;
+  const Page& pg = pages_[p];
+  if (maps.empty()) {
+    if (pg.busy) broken("a busy page lost its last mapping");
+    orphans_.insert({pg.tag, p});
+  }
+}
+
+void PagePool::unmap_slots(View& w, std::uint32_t from, std::uint32_t to) {
+  be_.unmap(w.va + from * page_, (to - from) * page_);
+  const ViewId v = static_cast<ViewId>(&w - views_.data());
+  for (std::uint32_t i = from; i < to; ++i) {
+    detach(w.slots[i], v);
+    w.slots[i] = kHole;
+    ++w.holes;
+  }
+}
+
+void PagePool::destroy_view(ViewId v) {
+  View& w = views_[v];
+  if (!w.live || w.spans != 0) broken("destroying a view with live spans");
+  // Kernels may still use memory freed through this view: wait for them.
+  for (auto [tag, seq] : w.last_free) quiescer_.wait(tag, seq);
+  w.last_free.clear();
+  const std::uint32_t n = static_cast<std::uint32_t>(w.slots.size());
+  for (std::uint32_t a = 0; a < n;) {
+    if (w.slots[a] == kHole) {
+      ++a;
+      continue;
+    }
+    std::uint32_t b = a;
+    while (b < n && w.slots[b] != kHole) ++b;
+    unmap_slots(w, a, b);
+    a = b;
+  }
+  for (const RunKey& k : w.runs) runs_.erase(k);
+  w.runs.clear();
+  be_.free_reservation(w.va, n * page_);
+  unidle(v);
+  w.live = false;
+  w.slots.clear();
+  w.slots.shrink_to_fit();
+  --views_live_;
+  free_view_ids_.push_back(v);
+}
+
+void PagePool::trim_views(std::size_t max_mapped) {
+  while (slots_mapped_ > max_mapped && !lru_.empty()) destroy_view(lru_.front());
+}
+
+void PagePool::release_page(PageId p) {
+  Page& pg = pages_[p];
+  be_.release(pg.handle);
+  orphans_.erase({pg.tag, p});
+  --free_pages_;
+  --free_by_tag(pg.tag);
+  --pages_live_;
+  pg = Page{};
+  free_page_ids_.push_back(p);
+}
+
+std::size_t PagePool::release_free() {
+  while (!lru_.empty()) destroy_view(lru_.front());
+  for (ViewId v = 0; v < views_.size(); ++v) {
+    View& w = views_[v];
+    if (!w.live) continue;
+    const std::uint32_t n = static_cast<std::uint32_t>(w.slots.size());
+    bool changed = false;
+    for (std::uint32_t a = 0; a < n;) {
+      auto is_free = [&](std::uint32_t i) { return w.slots[i] != kHole && !pages_[w.slots[i]].busy; };
+      if (!is_free(a)) {
+        ++a;
+        continue;
+      }
+      std::uint32_t b = a;
+      while (b < n && is_free(b)) ++b;
+      unmap_slots(w, a, b);
+      changed = true;
+      a = b;
+    }
+    if (changed) reindex(v);
+  }
+  std::size_t released = 0;
+  while (!orphans_.empty()) {
+    release_page(orphans_.begin()->second);
+    released += page_;
+  }
+  return released;
+}
+
+std::size_t PagePool::stitched_views() const {
+  std::size_t n = 0;
+  for (const View& w : views_) n += w.live && w.stitched;
+  return n;
+}
+
+std::size_t PagePool::largest_free_run_bytes() const {
+  std::uint32_t best = 0;
+  for (const RunKey& k : runs_) best = std::max(best, k.len);
+  return best * page_;
+}
+
+void PagePool::pages_of(const Span& s, std::vector<PageId>& out) const {
+  const View& w = views_[s.view];
+  out.insert(out.end(), w.slots.begin() + s.first, w.slots.begin() + s.first + s.count);
+}
+
+void PagePool::check() const {
+  std::size_t live = 0, free = 0, mapped = 0, views = 0;
+  std::vector<std::size_t> by_tag(free_by_tag_.size(), 0);
+  for (PageId p = 0; p < pages_.size(); ++p) {
+    const Page& pg = pages_[p];
+    if (!pg.live) continue;
+    ++live;
+    if (!pg.busy) {
+      ++free;
+      if (pg.tag >= by_tag.size()) broken("free page with an uncounted tag");
+      ++by_tag[pg.tag];
+    }
+    for (auto [v, slot] : pg.maps) {
+      if (v >= views_.size() || !views_[v].live || slot >= views_[v].slots.size() || views_[v].slots[slot] != p)
+        broken("page " + std::to_string(p) + " lists a mapping its view does not have");
+    }
+    const bool orphan = orphans_.count({pg.tag, p}) > 0;
+    if (orphan != (pg.maps.empty() && !pg.busy)) broken("orphan set disagrees with page " + std::to_string(p));
+    if (pg.busy && pg.maps.empty()) broken("busy page without a mapping");
+  }
+  std::set<RunKey> expect;
+  std::map<ViewId, std::vector<RunKey>> per_view;
+  std::size_t idle = 0;
+  for (ViewId v = 0; v < views_.size(); ++v) {
+    const View& w = views_[v];
+    if (!w.live) continue;
+    ++views;
+    std::uint32_t holes = 0;
+    for (std::uint32_t i = 0; i < w.slots.size(); ++i) {
+      PageId p = w.slots[i];
+      if (p == kHole) {
+        ++holes;
+        continue;
+      }
+      ++mapped;
+      if (p >= pages_.size() || !pages_[p].live) broken("view slot maps a dead page");
+      const auto& maps = pages_[p].maps;
+      if (std::count(maps.begin(), maps.end(), std::make_pair(v, i)) != 1) broken("view slot not listed by its page");
+    }
+    if (holes != w.holes) broken("hole count of view " + std::to_string(v));
+    if (w.in_lru != (w.spans == 0)) broken("view " + std::to_string(v) + " idle state disagrees with its span count");
+    idle += w.in_lru;
+    const std::uint32_t n = static_cast<std::uint32_t>(w.slots.size());
+    for (std::uint32_t i = 0; i < n;) {
+      PageId p = w.slots[i];
+      if (p == kHole || pages_[p].busy) {
+        ++i;
+        continue;
+      }
+      std::uint32_t j = i + 1;
+      while (j < n && w.slots[j] != kHole && !pages_[w.slots[j]].busy && pages_[w.slots[j]].tag == pages_[p].tag) ++j;
+      expect.insert(RunKey{pages_[p].tag, j - i, v, i});
+      i = j;
+    }
+    std::set<RunKey> mine(w.runs.begin(), w.runs.end());
+    for (const RunKey& k : mine)
+      if (!runs_.count(k)) broken("view run missing from the index");
+  }
+  if (expect != runs_) broken("free-run index differs from a recomputation");
+  if (idle != lru_.size()) broken("LRU list size");
+  if (live != pages_live_ || free != free_pages_ || mapped != slots_mapped_ || views != views_live_)
+    broken("counters: pages " + std::to_string(live) + "/" + std::to_string(pages_live_) + " free " +
+           std::to_string(free) + "/" + std::to_string(free_pages_) + " mapped " + std::to_string(mapped) + "/" +
+           std::to_string(slots_mapped_));
+  for (std::size_t t = 0; t < by_tag.size(); ++t)
+    if (by_tag[t] != free_by_tag_[t]) broken("free count of tag " + std::to_string(t));
+}
+
+}  // namespace memlake::core

@@ -1,0 +1,181 @@
+// PagePool: the mechanism under the stitching allocator.
+//
+// Physical memory is a set of pages, each one backend handle of page_size()
+// bytes (the stitch unit). Virtual memory is a set of views: a view is one
+// reserved VA range whose slots each map one page. A page may be mapped in
+// several views at once (that is what a stitched view is: pages borrowed
+// from elsewhere, aliased into one contiguous range).
+//
+// A page is BUSY (part of a live span handed out above) or FREE. A FREE page
+// carries a stream tag: kGlobal when any stream may use it, or the tag of
+// the stream that freed it while that stream's work may still touch it.
+//
+// The free-run index holds, for every view, the maximal runs of consecutive
+// slots whose pages are FREE with one tag. take_fit() is a best-fit lookup
+// in that index and needs no driver call. take_stitched() builds a new view
+// from free pages anywhere (plus freshly created pages if there are not
+// enough) and is the only path that maps memory.
+//
+// Views that hold no live span are kept mapped (cached) and evicted LRU by
+// trim_views(); a page left without any mapping becomes an orphan, still
+// FREE and reserved, and is the first choice of the next stitch.
+//
+// Not thread-safe: the allocator above serialises access.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "prim/prim.h"
+
+namespace memlake::core {
+
+using PageId = std::uint32_t;
+using ViewId = std::uint32_t;
+using Tag = std::uint32_t;
+inline constexpr Tag kGlobal = 0;
+
+// A contiguous range of slots of one view, handed out above.
+struct Span {
+  ViewId view = 0;
+  std::uint32_t first = 0;
+  std::uint32_t count = 0;
+  std::uintptr_t va = 0;
+};
+
+// Waits until the work that stream `tag` submitted before its free number
+// `seq` is complete. Implemented by the stream tracker.
+class Quiescer {
+ public:
+  virtual ~Quiescer() = default;
+  virtual void wait(Tag tag, std::uint64_t seq) = 0;
+};
+
+// How a span was obtained, for statistics.
+struct TakeInfo {
+  bool stitched_view = false;   // the span lies in a view that aliases pages
+  std::uint32_t pages_reused = 0;   // existing pages mapped into a new view
+  std::uint32_t pages_created = 0;  // new physical pages
+};
+
+class PagePool {
+ public:
+  PagePool(prim::Backend& backend, Quiescer& quiescer);
+  ~PagePool();  // unmaps and releases everything; caller synchronises first
+  PagePool(const PagePool&) = delete;
+  PagePool& operator=(const PagePool&) = delete;
+
+  std::size_t page_size() const { return page_; }
+
+  // Best fit: the shortest run of >= n FREE pages tagged `tag` or kGlobal.
+  std::optional<Span> take_fit(std::uint32_t n, Tag tag, TakeInfo* info = nullptr);
+
+  // Number of FREE pages `tag` may use (own tag or global, mapped or orphan).
+  std::size_t usable_free_pages(Tag tag) const;
+
+  // A new view of n slots: `reuse_max` existing usable free pages at most
+  // (orphans first, then largest runs first), the rest freshly created.
+  // Strong guarantee: on any failure nothing changes.
+  Span take_stitched(std::uint32_t n, Tag tag, std::uint32_t reuse_max, TakeInfo* info = nullptr);
+
+  // Pages of `s` become FREE, tagged `tag`, freed as number `seq` of it.
+  void give_back(const Span& s, Tag tag, std::uint64_t seq);
+
+  // Pages freed by `tag` with a number <= done become kGlobal.
+  void settle(Tag tag, std::uint64_t done);
+  // Oldest free number of `tag` still unsettled, 0 if none.
+  std::uint64_t oldest_unsettled(Tag tag);
+  std::vector<Tag> tags_with_unsettled();
+
+  // Evict least recently used idle views until mapped pages <= max_mapped.
+  void trim_views(std::size_t max_mapped);
+  // Release every FREE page: idle views are destroyed, free slots of live
+  // views unmapped. Precondition: the device is synchronised and every tag
+  // settled. Returns the bytes released.
+  std::size_t release_free();
+
+  std::size_t reserved_bytes() const { return pages_live_ * page_; }
+  std::size_t mapped_bytes() const { return slots_mapped_ * page_; }
+  std::size_t pages() const { return pages_live_; }
+  std::size_t free_pages() const { return free_pages_; }
+  std::size_t mapped_pages() const { return slots_mapped_; }
+  std::size_t views() const { return views_live_; }
+  std::size_t stitched_views() const;
+  std::size_t largest_free_run_bytes() const;
+
+  void pages_of(const Span& s, std::vector<PageId>& out) const;
+
+  // Full consistency check; throws Errc::internal naming the violation.
+  void check() const;
+
+ private:
+  static constexpr PageId kHole = 0xffffffffu;
+  struct Page {
+    prim::PhysHandle handle = 0;
+    bool live = false;
+    bool busy = false;
+    Tag tag = kGlobal;
+    std::uint64_t seq = 0;
+    std::uint32_t mark = 0;
+    std::vector<std::pair<ViewId, std::uint32_t>> maps;  // (view, slot)
+  };
+  struct RunKey {
+    Tag tag;
+    std::uint32_t len;
+    ViewId view;
+    std::uint32_t start;
+    auto operator<=>(const RunKey&) const = default;
+  };
+  struct View {
+    bool live = false;
+    std::uintptr_t va = 0;
+    std::vector<PageId> slots;
+    std::uint32_t spans = 0;  // live spans in this view
+    std::uint32_t holes = 0;
+    bool stitched = false;
+    std::uint32_t mark = 0;
+    std::vector<RunKey> runs;
+    std::vector<std::pair<Tag, std::uint64_t>> last_free;  // per tag, for quiescing
+    std::list<ViewId>::iterator lru;
+    bool in_lru = false;
+  };
+
+  PageId new_page_id();
+  ViewId new_view_id();
+  void reindex(ViewId v);
+  void reindex_views_of(const std::vector<PageId>& pages);
+  void set_page_free(PageId p, Tag tag, std::uint64_t seq);
+  void destroy_view(ViewId v);
+  void unmap_slots(View& view, std::uint32_t from, std::uint32_t to);
+  void detach(PageId p, ViewId v);
+  void release_page(PageId p);
+  void idle(ViewId v);
+  void unidle(ViewId v);
+  Span mark_busy(ViewId v, std::uint32_t first, std::uint32_t n);
+  std::uint32_t next_mark() { return ++mark_epoch_; }
+  std::size_t& free_by_tag(Tag t);
+  void prune(Tag tag);
+
+  prim::Backend& be_;
+  Quiescer& quiescer_;
+  const std::size_t page_;
+  std::vector<Page> pages_;
+  std::vector<PageId> free_page_ids_;
+  std::vector<View> views_;
+  std::vector<ViewId> free_view_ids_;
+  std::set<RunKey> runs_;
+  std::set<std::pair<Tag, PageId>> orphans_;  // FREE pages mapped nowhere
+  std::list<ViewId> lru_;                      // idle views, oldest first
+  // Per tag: (seq, page) in free order, for settle(). Lazily pruned.
+  std::vector<std::vector<std::pair<std::uint64_t, PageId>>> unsettled_;
+  std::vector<std::size_t> unsettled_head_;
+  std::vector<std::size_t> free_by_tag_;  // FREE pages per tag
+  std::size_t pages_live_ = 0, free_pages_ = 0, slots_mapped_ = 0, views_live_ = 0;
+  std::uint32_t mark_epoch_ = 0;
+};
+
+}  // namespace memlake::core

@@ -1,0 +1,63 @@
+// Statistics as a layer: StatsRecorder observes what the allocator reports
+// for each operation (AllocInfo, FreeInfo, Gauges) and keeps counters and
+// peaks. The allocator itself keeps no counters.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/allocator.h"
+#include "prim/decorators.h"
+
+namespace memlake::core {
+
+struct Stat {
+  std::uint64_t current = 0;
+  std::uint64_t peak = 0;
+  void set(std::uint64_t v) {
+    current = v;
+    if (v > peak) peak = v;
+  }
+  void add(std::uint64_t v) { set(current + v); }
+  void sub(std::uint64_t v) { current -= v; }
+};
+
+struct Stats {
+  int device = 0;
+  std::string backend;
+  std::uint64_t page_size = 0;
+  std::uint64_t memory_cap = 0;
+  Stat requested;   // bytes asked for, live allocations
+  Stat allocated;   // bytes after rounding (512 B small, whole pages large)
+  Stat reserved;    // physical memory held
+  Stat mapped;      // virtual memory mapped (views; aliases counted per view)
+  Stat active;      // live allocations
+  std::uint64_t num_allocs = 0, num_frees = 0, num_ooms = 0;
+  std::uint64_t small_allocs = 0;
+  std::uint64_t cache_hits = 0;      // large requests served by a cached view, no driver call
+  std::uint64_t stitch_reuses = 0;   // ... of which from a stitched view
+  std::uint64_t stitches = 0;        // new views that alias existing free pages
+  std::uint64_t grows = 0;           // requests that created physical pages
+  std::uint64_t pages_created = 0;
+  std::uint64_t views = 0, stitched_views = 0, small_slabs = 0;
+  std::uint64_t largest_free = 0;    // largest contiguous free range in a view
+  prim::OpCounts calls;              // primitive calls
+};
+
+class StatsRecorder {
+ public:
+  void on_alloc(std::size_t size, const AllocInfo& info, const Gauges& g);
+  void on_free(const FreeInfo& info, const Gauges& g);
+  void on_oom() { ++s_.num_ooms; }
+  void on_gauges(const Gauges& g);  // after empty_cache and the like
+  void reset_peaks();
+  // A snapshot; the caller fills the fields that need a query (views, calls).
+  const Stats& stats() const { return s_; }
+
+ private:
+  Stats s_;
+};
+
+std::string stats_json(const Stats& s);
+
+}  // namespace memlake::core

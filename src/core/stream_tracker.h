@@ -1,0 +1,61 @@
+// StreamTracker: the cross-stream reuse rule.
+//
+// Rule: memory freed on stream S may be reused at once by S (stream order
+// makes that safe) and by any other stream only after all work submitted to
+// S before the free has completed. Every free on S gets a number (seq); the
+// tracker records CUDA events on S lazily, only when some other stream
+// needs the memory, and learns from them which seqs are complete.
+//
+// Tags are small integers standing for streams (1, 2, ...); tag 0 is
+// "global" (no stream restriction) and never names a stream.
+#pragma once
+
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+#include "core/page_pool.h"
+#include "prim/prim.h"
+
+namespace memlake::core {
+
+class StreamTracker final : public Quiescer {
+ public:
+  explicit StreamTracker(prim::Backend& backend) : be_(backend) {}
+  ~StreamTracker() override;
+
+  Tag tag_of(prim::Stream s);
+  prim::Stream stream_of(Tag t) const { return streams_[t].stream; }
+
+  // A free happens on stream `t`: returns its number.
+  std::uint64_t note_free(Tag t) { return ++streams_[t].seq; }
+  std::uint64_t current(Tag t) const { return streams_[t].seq; }
+  // The device was synchronised: every free so far is complete.
+  void mark_all_complete();
+  // Highest free number of `t` known complete, without blocking. Records an
+  // event covering `want` if none does yet, so that a later poll can see it.
+  std::uint64_t poll(Tag t, std::uint64_t want);
+  // Blocks until free number `seq` of `t` is complete.
+  void wait(Tag t, std::uint64_t seq) override;
+
+  std::size_t pending_events() const;
+
+ private:
+  struct Pending {
+    prim::Event event;
+    std::uint64_t seq;
+  };
+  struct StreamState {
+    prim::Stream stream = nullptr;
+    std::uint64_t seq = 0;   // last free number issued
+    std::uint64_t done = 0;  // all frees <= done are complete
+    std::deque<Pending> pending;
+  };
+  void advance(StreamState& st);
+
+  prim::Backend& be_;
+  std::vector<StreamState> streams_ = std::vector<StreamState>(1);  // [0] unused (global)
+  std::unordered_map<prim::Stream, Tag> tags_;
+};
+
+}  // namespace memlake::core

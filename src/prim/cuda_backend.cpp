@@ -1,0 +1,285 @@
+// CUDA backend: the primitives contract over the CUDA driver API.
+//
+// libcuda.so.1 is opened with dlopen at first use, so libmemlake links and
+// loads on machines without a GPU driver; only then does make_backend("cuda")
+// fail, with Errc::unavailable and the reason. cuda.h supplies the types.
+// This is the only file in memlake that includes cuda.h.
+#include <dlfcn.h>
+
+#include <mutex>
+#include <string>
+
+#include "core/error.h"
+#include "prim/prim.h"
+
+#if MEMLAKE_HAVE_CUDA_H
+#include <cuda.h>
+
+namespace memlake::prim {
+namespace {
+
+// The driver entry points memlake uses, resolved once.
+struct Driver {
+#define MEMLAKE_CU_FN(name) decltype(&::name) name = nullptr;
+#define MEMLAKE_CU_FN_SYM(name, sym) decltype(&::name) name = nullptr;
+#include "prim/cuda_functions.inc"
+#undef MEMLAKE_CU_FN
+#undef MEMLAKE_CU_FN_SYM
+  void* lib = nullptr;
+  std::string error;  // why the driver is unusable; empty if usable
+};
+
+Driver& driver() {
+  static Driver d;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    d.lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+    if (!d.lib) {
+      const char* e = dlerror();
+      d.error = std::string("cannot load the CUDA driver libcuda.so.1 (") + (e ? e : "unknown") +
+                "); is an NVIDIA driver installed?";
+      return;
+    }
+    bool ok = true;
+#define MEMLAKE_CU_FN(name) MEMLAKE_CU_FN_SYM(name, #name)
+#define MEMLAKE_CU_FN_SYM(name, sym)                                          \
+  d.name = reinterpret_cast<decltype(&::name)>(dlsym(d.lib, sym));            \
+  if (!d.name) {                                                              \
+    d.error = std::string("libcuda.so.1 lacks ") + sym + " (driver too old)"; \
+    ok = false;                                                               \
+  }
+#include "prim/cuda_functions.inc"
+#undef MEMLAKE_CU_FN
+#undef MEMLAKE_CU_FN_SYM
+    if (!ok) return;
+    CUresult r = d.cuInit(0);
+    if (r != CUDA_SUCCESS) {
+      const char* name = nullptr;
+      d.cuGetErrorName(r, &name);
+      d.error = std::string("cuInit failed: ") + (name ? name : "unknown error");
+    }
+  });
+  return d;
+}
+
+std::string err_name(CUresult r) {
+  const char* name = nullptr;
+  const char* text = nullptr;
+  driver().cuGetErrorName(r, &name);
+  driver().cuGetErrorString(r, &text);
+  std::string s = name ? name : ("CUresult " + std::to_string(static_cast<int>(r)));
+  if (text) s += std::string(" (") + text + ")";
+  return s;
+}
+
+void check(CUresult r, const char* call, const std::string& detail = {}) {
+  if (r == CUDA_SUCCESS) return;
+  std::string msg = std::string("cuda backend: ") + call + (detail.empty() ? "" : "(" + detail + ")") +
+                    " failed: " + err_name(r);
+  if (r == CUDA_ERROR_OUT_OF_MEMORY) throw_error(Errc::out_of_memory, msg);
+  if (r == CUDA_ERROR_INVALID_VALUE || r == CUDA_ERROR_NOT_SUPPORTED || r == CUDA_ERROR_INVALID_HANDLE)
+    throw_error(Errc::invalid_argument, msg);
+  throw_error(Errc::driver, msg);
+}
+
+std::string range(std::uintptr_t va, std::size_t size) { return hex_ptr(va) + ", " + std::to_string(size); }
+
+class CudaBackend final : public Backend {
+ public:
+  CudaBackend(int device, std::size_t granularity) : device_(device) {
+    Driver& d = driver();
+    check(d.cuDeviceGet(&dev_, device), "cuDeviceGet", std::to_string(device));
+    int vmm = 0;
+    check(d.cuDeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev_),
+          "cuDeviceGetAttribute");
+    if (!vmm) throw_error(Errc::unavailable, "cuda backend: device " + std::to_string(device) + " does not support virtual memory management");
+    check(d.cuDevicePrimaryCtxRetain(&ctx_, dev_), "cuDevicePrimaryCtxRetain");
+    prop_.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop_.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop_.location.id = device;
+    prop_.requestedHandleTypes = CU_MEM_HANDLE_TYPE_NONE;
+    std::size_t min_g = 0, rec_g = 0;
+    check(d.cuMemGetAllocationGranularity(&min_g, &prop_, CU_MEM_ALLOC_GRANULARITY_MINIMUM), "cuMemGetAllocationGranularity");
+    check(d.cuMemGetAllocationGranularity(&rec_g, &prop_, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED), "cuMemGetAllocationGranularity");
+    gran_ = granularity ? granularity : rec_g;
+    if (gran_ % min_g != 0)
+      throw_error(Errc::invalid_argument, "cuda backend: granularity " + std::to_string(gran_) +
+                                              " is not a multiple of the device minimum " + std::to_string(min_g));
+    check(d.cuDeviceTotalMem(&total_, dev_), "cuDeviceTotalMem");
+  }
+  ~CudaBackend() override { driver().cuDevicePrimaryCtxRelease(dev_); }
+
+  std::string name() const override { return "cuda"; }
+  int device() const override { return device_; }
+  std::size_t granularity() const override { return gran_; }
+  std::size_t total_memory() const override { return total_; }
+
+  std::uintptr_t reserve(std::size_t size, std::size_t align) override {
+    Ctx c(this);
+    CUdeviceptr p = 0;
+    check(driver().cuMemAddressReserve(&p, size, align ? align : gran_, 0, 0), "cuMemAddressReserve", std::to_string(size));
+    return static_cast<std::uintptr_t>(p);
+  }
+  void free_reservation(std::uintptr_t va, std::size_t size) override {
+    Ctx c(this);
+    check(driver().cuMemAddressFree(va, size), "cuMemAddressFree", range(va, size));
+  }
+  PhysHandle create(std::size_t size) override {
+    Ctx c(this);
+    CUmemGenericAllocationHandle h = 0;
+    check(driver().cuMemCreate(&h, size, &prop_, 0), "cuMemCreate", std::to_string(size));
+    return static_cast<PhysHandle>(h);
+  }
+  void release(PhysHandle h) override {
+    Ctx c(this);
+    check(driver().cuMemRelease(h), "cuMemRelease");
+  }
+  void map(std::uintptr_t va, std::size_t size, PhysHandle h) override {
+    Ctx c(this);
+    check(driver().cuMemMap(va, size, 0, h, 0), "cuMemMap", range(va, size));
+  }
+  void unmap(std::uintptr_t va, std::size_t size) override {
+    Ctx c(this);
+    check(driver().cuMemUnmap(va, size), "cuMemUnmap", range(va, size));
+  }
+  void set_access(std::uintptr_t va, std::size_t size, Access a) override {
+    Ctx c(this);
+    CUmemAccessDesc desc{};
+    desc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    desc.location.id = device_;
+    desc.flags = a == Access::read_write ? CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+                 : a == Access::read     ? CU_MEM_ACCESS_FLAGS_PROT_READ
+                                         : CU_MEM_ACCESS_FLAGS_PROT_NONE;
+    check(driver().cuMemSetAccess(va, size, &desc, 1), "cuMemSetAccess", range(va, size));
+  }
+
+  Stream create_stream() override {
+    Ctx c(this);
+    CUstream s = nullptr;
+    check(driver().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    return s;
+  }
+  void destroy_stream(Stream s) override {
+    Ctx c(this);
+    check(driver().cuStreamDestroy(static_cast<CUstream>(s)), "cuStreamDestroy");
+  }
+  Event record_event(Stream s) override {
+    Ctx c(this);
+    CUevent e = nullptr;
+    check(driver().cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+    CUresult r = driver().cuEventRecord(e, static_cast<CUstream>(s));
+    if (r != CUDA_SUCCESS) {
+      driver().cuEventDestroy(e);
+      check(r, "cuEventRecord");
+    }
+    return reinterpret_cast<Event>(e);
+  }
+  bool query_event(Event e) override {
+    Ctx c(this);
+    CUresult r = driver().cuEventQuery(reinterpret_cast<CUevent>(e));
+    if (r == CUDA_ERROR_NOT_READY) return false;
+    check(r, "cuEventQuery");
+    return true;
+  }
+  void wait_event(Event e) override {
+    Ctx c(this);
+    check(driver().cuEventSynchronize(reinterpret_cast<CUevent>(e)), "cuEventSynchronize");
+  }
+  void destroy_event(Event e) override {
+    Ctx c(this);
+    check(driver().cuEventDestroy(reinterpret_cast<CUevent>(e)), "cuEventDestroy");
+  }
+  void synchronize_stream(Stream s) override {
+    Ctx c(this);
+    check(driver().cuStreamSynchronize(static_cast<CUstream>(s)), "cuStreamSynchronize");
+  }
+  void synchronize_device() override {
+    Ctx c(this);
+    check(driver().cuCtxSynchronize(), "cuCtxSynchronize");
+  }
+  void write(std::uintptr_t dst, const void* src, std::size_t n) override {
+    Ctx c(this);
+    check(driver().cuMemcpyHtoD(dst, src, n), "cuMemcpyHtoD", range(dst, n));
+  }
+  void read(void* dst, std::uintptr_t src, std::size_t n) override {
+    Ctx c(this);
+    check(driver().cuMemcpyDtoH(dst, src, n), "cuMemcpyDtoH", range(src, n));
+  }
+
+ private:
+  // Makes the device's primary context current for the duration of a call,
+  // leaving the caller's context untouched (push/pop only when it differs).
+  struct Ctx {
+    explicit Ctx(CudaBackend* b) {
+      CUcontext cur = nullptr;
+      driver().cuCtxGetCurrent(&cur);
+      if (cur != b->ctx_) {
+        check(driver().cuCtxPushCurrent(b->ctx_), "cuCtxPushCurrent");
+        pushed = true;
+      }
+    }
+    ~Ctx() {
+      if (pushed) {
+        CUcontext dummy;
+        driver().cuCtxPopCurrent(&dummy);
+      }
+    }
+    bool pushed = false;
+  };
+
+  int device_;
+  CUdevice dev_ = 0;
+  CUcontext ctx_ = nullptr;
+  CUmemAllocationProp prop_{};
+  std::size_t gran_ = 0;
+  std::size_t total_ = 0;
+};
+
+}  // namespace
+
+bool cuda_available(std::string* why) {
+  Driver& d = driver();
+  if (!d.error.empty()) {
+    if (why) *why = d.error;
+    return false;
+  }
+  int n = 0;
+  if (d.cuDeviceGetCount(&n) != CUDA_SUCCESS || n == 0) {
+    if (why) *why = "the CUDA driver reports no device";
+    return false;
+  }
+  return true;
+}
+
+int cuda_device_count() {
+  if (!cuda_available()) return 0;
+  int n = 0;
+  driver().cuDeviceGetCount(&n);
+  return n;
+}
+
+std::unique_ptr<Backend> make_cuda_backend(int device, std::size_t granularity) {
+  std::string why;
+  if (!cuda_available(&why)) throw_error(Errc::unavailable, "cuda backend unavailable: " + why);
+  if (device < 0 || device >= cuda_device_count())
+    throw_error(Errc::invalid_argument, "cuda backend: no device " + std::to_string(device) + " (" +
+                                            std::to_string(cuda_device_count()) + " present)");
+  return std::make_unique<CudaBackend>(device, granularity);
+}
+
+}  // namespace memlake::prim
+
+#else  // !MEMLAKE_HAVE_CUDA_H
+
+namespace memlake::prim {
+bool cuda_available(std::string* why) {
+  if (why) *why = "memlake was built without the CUDA headers (cuda.h)";
+  return false;
+}
+int cuda_device_count() { return 0; }
+std::unique_ptr<Backend> make_cuda_backend(int, std::size_t) {
+  throw_error(Errc::unavailable, "cuda backend unavailable: memlake was built without the CUDA headers (cuda.h)");
+}
+}  // namespace memlake::prim
+
+#endif

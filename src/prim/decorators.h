@@ -1,0 +1,93 @@
+// Backend decorators: composable layers over any Backend (RMM-style
+// adaptors). CountingBackend counts every primitive call; FaultyBackend
+// makes chosen calls fail, for tests of the layers above.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <functional>
+#include <mutex>
+
+#include "prim/prim.h"
+
+namespace memlake::prim {
+
+// Forwards every call to an inner backend. Decorators override what they
+// need and call through with `inner()`.
+class ForwardingBackend : public Backend {
+ public:
+  explicit ForwardingBackend(std::unique_ptr<Backend> inner) : inner_(std::move(inner)) {}
+  Backend& inner() { return *inner_; }
+  const Backend& inner() const { return *inner_; }
+
+  std::string name() const override { return inner_->name(); }
+  int device() const override { return inner_->device(); }
+  std::size_t granularity() const override { return inner_->granularity(); }
+  std::size_t total_memory() const override { return inner_->total_memory(); }
+  std::uintptr_t reserve(std::size_t size, std::size_t align) override;
+  void free_reservation(std::uintptr_t va, std::size_t size) override;
+  PhysHandle create(std::size_t size) override;
+  void release(PhysHandle h) override;
+  void map(std::uintptr_t va, std::size_t size, PhysHandle h) override;
+  void unmap(std::uintptr_t va, std::size_t size) override;
+  void set_access(std::uintptr_t va, std::size_t size, Access a) override;
+  Stream create_stream() override { return inner_->create_stream(); }
+  void destroy_stream(Stream s) override { inner_->destroy_stream(s); }
+  Event record_event(Stream s) override;
+  bool query_event(Event e) override;
+  void wait_event(Event e) override { inner_->wait_event(e); }
+  void destroy_event(Event e) override { inner_->destroy_event(e); }
+  void synchronize_stream(Stream s) override;
+  void synchronize_device() override;
+  void write(std::uintptr_t dst, const void* src, std::size_t n) override { inner_->write(dst, src, n); }
+  void read(void* dst, std::uintptr_t src, std::size_t n) override { inner_->read(dst, src, n); }
+
+ protected:
+  // Called before each counted primitive; decorators hook here.
+  virtual void before(Op) {}
+
+ private:
+  std::unique_ptr<Backend> inner_;
+};
+
+struct OpCounts {
+  std::array<std::uint64_t, kNumOps> calls{};
+  std::uint64_t operator[](Op op) const { return calls[static_cast<int>(op)]; }
+};
+
+class CountingBackend final : public ForwardingBackend {
+ public:
+  using ForwardingBackend::ForwardingBackend;
+  OpCounts counts() const;
+  void reset_counts();
+
+ protected:
+  void before(Op op) override { counts_[static_cast<int>(op)].fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  std::array<std::atomic<std::uint64_t>, kNumOps> counts_{};
+};
+
+// Fails primitive calls on demand: fail_nth(op, n) makes the n-th next call
+// of `op` (1 = the very next) throw Errc::driver (or out_of_memory for
+// create); fail_randomly() fails each counted call with probability p.
+class FaultyBackend final : public ForwardingBackend {
+ public:
+  using ForwardingBackend::ForwardingBackend;
+  void fail_nth(Op op, int n);
+  void fail_randomly(double p, std::uint64_t seed);
+  void stop_failing();
+  std::uint64_t faults_injected() const { return injected_; }
+
+ protected:
+  void before(Op op) override;
+
+ private:
+  std::mutex mu_;
+  std::array<int, kNumOps> countdown_{};
+  double p_ = 0;
+  std::uint64_t rng_ = 0;
+  std::uint64_t injected_ = 0;
+};
+
+}  // namespace memlake::prim

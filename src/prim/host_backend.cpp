@@ -1,0 +1,318 @@
+#include "prim/host_backend.h"
+
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/error.h"
+
+namespace memlake::prim {
+namespace {
+
+[[noreturn]] void sys_fail(const char* what) {
+  int e = errno;
+  throw_error(Errc::driver, std::string("host backend: ") + what + " failed: " + std::strerror(e));
+}
+
+[[noreturn]] void misuse(const std::string& what) {
+  throw_error(Errc::invalid_argument, "host backend: " + what);
+}
+
+int access_prot(Access a) {
+  switch (a) {
+    case Access::none: return PROT_NONE;
+    case Access::read: return PROT_READ;
+    case Access::read_write: return PROT_READ | PROT_WRITE;
+  }
+  return PROT_NONE;
+}
+
+}  // namespace
+
+HostBackend::HostBackend(int device, std::size_t granularity, std::size_t memory_limit)
+    : device_(device), gran_(granularity ? granularity : (2u << 20)), limit_(memory_limit) {
+  long page = sysconf(_SC_PAGESIZE);
+  if (gran_ % static_cast<std::size_t>(page) != 0 || (gran_ & (gran_ - 1)) != 0)
+    misuse("granularity " + std::to_string(gran_) + " must be a power of two multiple of the " +
+           std::to_string(page) + "-byte host page");
+  fd_ = static_cast<int>(memfd_create("memlake-host", MFD_CLOEXEC));
+  if (fd_ < 0) sys_fail("memfd_create");
+}
+
+HostBackend::~HostBackend() {
+  // Unmap whatever the user left behind so the process does not keep it.
+  for (auto& [va, size] : reservations_) munmap(reinterpret_cast<void*>(va), size);
+  if (fd_ >= 0) close(fd_);
+}
+
+void HostBackend::check_aligned(const char* op, std::uintptr_t va, std::size_t size) const {
+  if (size == 0 || size % gran_ != 0 || va % gran_ != 0)
+    misuse(std::string(op) + "(" + hex_ptr(va) + ", " + std::to_string(size) +
+           "): address and size must be non-zero multiples of the granularity " +
+           std::to_string(gran_));
+}
+
+std::uintptr_t HostBackend::reserve(std::size_t size, std::size_t align) {
+  if (align == 0) align = gran_;
+  check_aligned("reserve", 0, size);
+  if (align % gran_ != 0 || (align & (align - 1)) != 0)
+    misuse("reserve: alignment " + std::to_string(align) + " is not a power-of-two multiple of the granularity");
+  std::size_t span = size + align;
+  void* p = mmap(nullptr, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    if (errno == ENOMEM) throw_error(Errc::out_of_memory, "host backend: no virtual address space for " + format_bytes(size));
+    sys_fail("mmap(reserve)");
+  }
+  auto base = reinterpret_cast<std::uintptr_t>(p);
+  std::uintptr_t aligned = (base + align - 1) & ~(align - 1);
+  if (aligned > base) munmap(p, aligned - base);
+  std::uintptr_t end = base + span, aend = aligned + size;
+  if (end > aend) munmap(reinterpret_cast<void*>(aend), end - aend);
+  std::lock_guard<std::mutex> g(mu_);
+  reservations_[aligned] = size;
+  return aligned;
+}
+
+void HostBackend::free_reservation(std::uintptr_t va, std::size_t size) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = reservations_.find(va);
+  if (it == reservations_.end() || it->second != size)
+    misuse("free_reservation(" + hex_ptr(va) + ", " + std::to_string(size) + "): not a reservation");
+  auto m = mappings_.lower_bound(va);
+  if (m != mappings_.end() && m->first < va + size)
+    misuse("free_reservation(" + hex_ptr(va) + "): range still has mappings");
+  munmap(reinterpret_cast<void*>(va), size);
+  reservations_.erase(it);
+}
+
+std::size_t HostBackend::alloc_extent(std::size_t size) {
+  for (auto it = free_extents_.begin(); it != free_extents_.end(); ++it) {
+    if (it->second >= size) {
+      std::size_t off = it->first, rest = it->second - size;
+      free_extents_.erase(it);
+      if (rest) free_extents_[off + size] = rest;
+      return off;
+    }
+  }
+  std::size_t off = file_size_;
+  if (ftruncate(fd_, static_cast<off_t>(file_size_ + size)) != 0) sys_fail("ftruncate");
+  file_size_ += size;
+  return off;
+}
+
+void HostBackend::free_extent(std::size_t offset, std::size_t size) {
+  // Give the pages back to the kernel; the extent reads as zeros afterwards.
+  fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+            static_cast<off_t>(size));
+  auto it = free_extents_.emplace(offset, size).first;
+  auto next = std::next(it);
+  if (next != free_extents_.end() && it->first + it->second == next->first) {
+    it->second += next->second;
+    free_extents_.erase(next);
+  }
+  if (it != free_extents_.begin()) {
+    auto prev = std::prev(it);
+    if (prev->first + prev->second == it->first) {
+      prev->second += it->second;
+      free_extents_.erase(it);
+    }
+  }
+}
+
+PhysHandle HostBackend::create(std::size_t size) {
+  check_aligned("create", 0, size);
+  std::lock_guard<std::mutex> g(mu_);
+  if (limit_ && live_bytes_ + size > limit_)
+    throw_error(Errc::out_of_memory, "host backend: creating " + format_bytes(size) +
+                                         " would exceed the host memory limit of " + format_bytes(limit_));
+  std::size_t off = alloc_extent(size);
+  PhysHandle h = next_handle_++;
+  handles_[h] = Handle{off, size};
+  live_bytes_ += size;
+  return h;
+}
+
+void HostBackend::maybe_drop(PhysHandle h) {
+  auto it = handles_.find(h);
+  if (it->second.released && it->second.maps == 0) {
+    free_extent(it->second.offset, it->second.size);
+    live_bytes_ -= it->second.size;
+    handles_.erase(it);
+  }
+}
+
+void HostBackend::release(PhysHandle h) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = handles_.find(h);
+  if (it == handles_.end() || it->second.released) misuse("release: unknown or already released handle " + std::to_string(h));
+  it->second.released = true;
+  maybe_drop(h);
+}
+
+void HostBackend::map(std::uintptr_t va, std::size_t size, PhysHandle h) {
+  check_aligned("map", va, size);
+  std::lock_guard<std::mutex> g(mu_);
+  auto hit = handles_.find(h);
+  if (hit == handles_.end() || hit->second.released) misuse("map: unknown or released handle " + std::to_string(h));
+  if (hit->second.size != size)
+    misuse("map: size " + std::to_string(size) + " differs from the handle's " + std::to_string(hit->second.size) +
+           " (a handle is only ever mapped whole)");
+  auto r = reservations_.upper_bound(va);
+  if (r == reservations_.begin() || (--r, va + size > r->first + r->second))
+    misuse("map(" + hex_ptr(va) + "): range is not inside a reservation");
+  auto m = mappings_.lower_bound(va);
+  if ((m != mappings_.end() && m->first < va + size) ||
+      (m != mappings_.begin() && std::prev(m)->first + std::prev(m)->second.size > va))
+    misuse("map(" + hex_ptr(va) + "): range is already mapped");
+  void* p = mmap(reinterpret_cast<void*>(va), size, PROT_NONE, MAP_SHARED | MAP_FIXED, fd_,
+                 static_cast<off_t>(hit->second.offset));
+  if (p == MAP_FAILED) sys_fail("mmap(map)");
+  mappings_[va] = Mapping{size, h, Access::none};
+  hit->second.maps++;
+}
+
+void HostBackend::unmap(std::uintptr_t va, std::size_t size) {
+  check_aligned("unmap", va, size);
+  std::lock_guard<std::mutex> g(mu_);
+  // The range must be exactly a sequence of whole, adjacent mappings.
+  auto first = mappings_.find(va);
+  if (first == mappings_.end()) misuse("unmap(" + hex_ptr(va) + "): no mapping starts there");
+  std::uintptr_t at = va;
+  auto it = first;
+  while (at < va + size) {
+    if (it == mappings_.end() || it->first != at || at + it->second.size > va + size)
+      misuse("unmap(" + hex_ptr(va) + ", " + std::to_string(size) + "): range does not cover whole mappings");
+    at += it->second.size;
+    ++it;
+  }
+  void* p = mmap(reinterpret_cast<void*>(va), size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
+                 -1, 0);
+  if (p == MAP_FAILED) sys_fail("mmap(unmap)");
+  for (auto m = first; m != it;) {
+    PhysHandle h = m->second.handle;
+    m = mappings_.erase(m);
+    handles_[h].maps--;
+    maybe_drop(h);
+  }
+}
+
+void HostBackend::set_access(std::uintptr_t va, std::size_t size, Access a) {
+  check_aligned("set_access", va, size);
+  std::lock_guard<std::mutex> g(mu_);
+  if (!covered(va, size, Access::none)) misuse("set_access(" + hex_ptr(va) + "): range is not fully mapped");
+  if (mprotect(reinterpret_cast<void*>(va), size, access_prot(a)) != 0) sys_fail("mprotect");
+  for (auto m = mappings_.find(va); m != mappings_.end() && m->first < va + size; ++m) m->second.access = a;
+}
+
+bool HostBackend::covered(std::uintptr_t va, std::size_t n, Access need) const {
+  auto m = mappings_.upper_bound(va);
+  if (m == mappings_.begin()) return false;
+  --m;
+  std::uintptr_t at = va;
+  while (at < va + n) {
+    if (m == mappings_.end() || m->first > at || m->first + m->second.size <= at) return false;
+    if (need == Access::read_write && m->second.access != Access::read_write) return false;
+    if (need == Access::read && m->second.access == Access::none) return false;
+    at = m->first + m->second.size;
+    ++m;
+  }
+  return true;
+}
+
+Stream HostBackend::create_stream() {
+  std::lock_guard<std::mutex> g(mu_);
+  next_stream_ += 0x10;
+  streams_.insert(next_stream_);
+  return reinterpret_cast<Stream>(next_stream_);
+}
+
+void HostBackend::destroy_stream(Stream s) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (!streams_.erase(reinterpret_cast<std::uintptr_t>(s))) misuse("destroy_stream: unknown stream");
+  held_.erase(reinterpret_cast<std::uintptr_t>(s));
+}
+
+void HostBackend::hold(Stream s) {
+  std::lock_guard<std::mutex> g(mu_);
+  held_[reinterpret_cast<std::uintptr_t>(s)] = ++hold_gen_;
+}
+
+Event HostBackend::record_event(Stream s) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto h = held_.find(reinterpret_cast<std::uintptr_t>(s));
+  Event e = next_event_++;
+  events_[e] = EventRec{s, h == held_.end() ? 0 : h->second};
+  return e;
+}
+
+bool HostBackend::query_event(Event e) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = events_.find(e);
+  if (it == events_.end()) misuse("query_event: unknown event");
+  if (it->second.hold_gen == 0) return true;
+  auto h = held_.find(reinterpret_cast<std::uintptr_t>(it->second.stream));
+  // Complete once the hold it was recorded under has been lifted.
+  return h == held_.end() || h->second != it->second.hold_gen;
+}
+
+void HostBackend::wait_event(Event e) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = events_.find(e);
+  if (it == events_.end()) misuse("wait_event: unknown event");
+  auto h = held_.find(reinterpret_cast<std::uintptr_t>(it->second.stream));
+  if (h != held_.end() && h->second == it->second.hold_gen) held_.erase(h);
+}
+
+void HostBackend::destroy_event(Event e) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (!events_.erase(e)) misuse("destroy_event: unknown event");
+}
+
+void HostBackend::synchronize_stream(Stream s) {
+  std::lock_guard<std::mutex> g(mu_);
+  held_.erase(reinterpret_cast<std::uintptr_t>(s));
+}
+
+void HostBackend::synchronize_device() {
+  std::lock_guard<std::mutex> g(mu_);
+  held_.clear();
+}
+
+void HostBackend::write(std::uintptr_t dst, const void* src, std::size_t n) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    if (!covered(dst, n, Access::read_write)) misuse("write(" + hex_ptr(dst) + ", " + std::to_string(n) + "): not mapped read-write");
+  }
+  std::memcpy(reinterpret_cast<void*>(dst), src, n);
+}
+
+void HostBackend::read(void* dst, std::uintptr_t src, std::size_t n) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    if (!covered(src, n, Access::read)) misuse("read(" + hex_ptr(src) + ", " + std::to_string(n) + "): not mapped readable");
+  }
+  std::memcpy(dst, reinterpret_cast<const void*>(src), n);
+}
+
+std::size_t HostBackend::live_handles() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return handles_.size();
+}
+std::size_t HostBackend::live_reservations() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return reservations_.size();
+}
+std::size_t HostBackend::live_mappings() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return mappings_.size();
+}
+std::size_t HostBackend::physical_bytes() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return live_bytes_;
+}
+
+}  // namespace memlake::prim

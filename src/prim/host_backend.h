@@ -1,0 +1,105 @@
+// Host backend: the primitives contract on Linux host memory.
+//
+// Physical memory is one memfd arena; a handle is a granule-aligned extent
+// of it. Reservations are PROT_NONE anonymous mappings; map() places the
+// handle's extent there with mmap(MAP_FIXED|MAP_SHARED) and PROT_NONE, and
+// set_access() mprotects it. Two mappings of one handle therefore really
+// alias the same pages, exactly like two cuMemMap of one CUDA handle.
+//
+// Streams are simulated: work on a stream is "complete" unless a test has
+// called hold(stream); waiting on a held stream (wait_event,
+// synchronize_stream, synchronize_device) completes it, as a real wait
+// would. This lets tests exercise cross-stream reuse rules on the CPU.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+
+#include "prim/prim.h"
+
+namespace memlake::prim {
+
+class HostBackend final : public Backend {
+ public:
+  HostBackend(int device, std::size_t granularity, std::size_t memory_limit);
+  ~HostBackend() override;
+
+  std::string name() const override { return "host"; }
+  int device() const override { return device_; }
+  std::size_t granularity() const override { return gran_; }
+  std::size_t total_memory() const override { return limit_; }
+
+  std::uintptr_t reserve(std::size_t size, std::size_t align) override;
+  void free_reservation(std::uintptr_t va, std::size_t size) override;
+  PhysHandle create(std::size_t size) override;
+  void release(PhysHandle h) override;
+  void map(std::uintptr_t va, std::size_t size, PhysHandle h) override;
+  void unmap(std::uintptr_t va, std::size_t size) override;
+  void set_access(std::uintptr_t va, std::size_t size, Access a) override;
+
+  Stream create_stream() override;
+  void destroy_stream(Stream s) override;
+  Event record_event(Stream s) override;
+  bool query_event(Event e) override;
+  void wait_event(Event e) override;
+  void destroy_event(Event e) override;
+  void synchronize_stream(Stream s) override;
+  void synchronize_device() override;
+
+  void write(std::uintptr_t dst, const void* src, std::size_t n) override;
+  void read(void* dst, std::uintptr_t src, std::size_t n) override;
+
+  // Test hooks.
+  void hold(Stream s);           // work on s stays pending until waited on
+  std::size_t live_handles() const;       // created and not yet freed
+  std::size_t live_reservations() const;
+  std::size_t live_mappings() const;
+  std::size_t physical_bytes() const;     // bytes of live handles
+
+ private:
+  struct Handle {
+    std::size_t offset, size;
+    int maps = 0;
+    bool released = false;
+  };
+  struct Mapping {
+    std::size_t size;
+    PhysHandle handle;
+    Access access;
+  };
+  struct EventRec {
+    Stream stream;
+    std::uint64_t hold_gen;  // 0: recorded while not held
+  };
+
+  void check_aligned(const char* op, std::uintptr_t va, std::size_t size) const;
+  void free_extent(std::size_t offset, std::size_t size);
+  std::size_t alloc_extent(std::size_t size);
+  void maybe_drop(PhysHandle h);
+  // Every byte of [va, va+n) is mapped with at least `need` access.
+  bool covered(std::uintptr_t va, std::size_t n, Access need) const;
+
+  const int device_;
+  const std::size_t gran_;
+  const std::size_t limit_;
+  int fd_ = -1;
+  std::size_t file_size_ = 0;
+  std::size_t live_bytes_ = 0;
+
+  mutable std::mutex mu_;
+  std::map<std::size_t, std::size_t> free_extents_;  // offset -> size
+  std::unordered_map<PhysHandle, Handle> handles_;
+  PhysHandle next_handle_ = 1;
+  std::map<std::uintptr_t, std::size_t> reservations_;  // va -> size
+  std::map<std::uintptr_t, Mapping> mappings_;          // va -> mapping
+  std::unordered_map<std::uintptr_t, std::uint64_t> held_;  // stream -> hold gen
+  std::uint64_t hold_gen_ = 0;
+  std::unordered_map<Event, EventRec> events_;
+  Event next_event_ = 1;
+  std::uintptr_t next_stream_ = 0x1000;
+  std::set<std::uintptr_t> streams_;
+};
+
+}  // namespace memlake::prim

@@ -1,0 +1,117 @@
+// The primitives layer: the one narrow contract over physical memory and
+// virtual address ranges that everything above it is written against.
+//
+// It mirrors CUDA's virtual memory management (cuMemAddressReserve,
+// cuMemCreate, cuMemMap, cuMemSetAccess, cuMemUnmap, cuMemRelease) plus the
+// few stream-ordering operations an allocator needs (events, synchronize).
+// Two implementations exist: `cuda` (driver API, loaded with dlopen) and
+// `host` (memfd pages mmap'ed into PROT_NONE reservations). Both obey the
+// same rules, which are the CUDA rules that matter to an allocator:
+//
+//  * Every size and virtual address passed in is a multiple of
+//    granularity(). Violations throw Errc::invalid_argument.
+//  * A physical handle is mapped whole: map(va, size, h) requires size ==
+//    the size the handle was created with. There is no partial mapping.
+//  * map() only targets an unmapped part of a live reservation.
+//  * A fresh mapping is not accessible until set_access() covers it.
+//  * unmap(va, size) must cover whole mappings (one or several adjacent).
+//  * A handle may be mapped at several addresses at once (aliasing); the
+//    memory is shared. release() of a still-mapped handle is allowed: the
+//    memory lives until its last mapping goes (CUDA semantics).
+//  * unmap()/release() do not wait for device work: callers synchronise
+//    (event or stream) before unmapping memory kernels may still touch.
+//
+// Thread safety: implementations are safe to call from several threads;
+// callers above serialise per device anyway.
+//
+// Only src/prim/cuda_backend.cpp includes cuda.h.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace memlake::prim {
+
+using PhysHandle = std::uint64_t;  // opaque; 0 is never a valid handle
+using Stream = void*;              // CUstream / cudaStream_t; nullptr = default
+using Event = std::uint64_t;       // opaque; 0 is never a valid event
+
+enum class Access { none, read, read_write };
+
+// Which primitive; indexes the call counters.
+enum class Op : int {
+  reserve,
+  free_reservation,
+  create,
+  release,
+  map,
+  unmap,
+  set_access,
+  event_record,
+  event_query,
+  synchronize,
+  count_,
+};
+inline constexpr int kNumOps = static_cast<int>(Op::count_);
+const char* op_name(Op op) noexcept;
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  virtual std::string name() const = 0;  // "host", "cuda"
+  virtual int device() const = 0;        // device ordinal this backend serves
+  // Unit of every size and address; the unit of physical memory creation.
+  virtual std::size_t granularity() const = 0;
+  // Physical memory of the device; 0 if unknown (host backend).
+  virtual std::size_t total_memory() const = 0;
+
+  // Virtual ranges. reserve() returns a range aligned to `align` (0 means
+  // granularity()). free_reservation() requires that nothing is mapped in it.
+  virtual std::uintptr_t reserve(std::size_t size, std::size_t align) = 0;
+  virtual void free_reservation(std::uintptr_t va, std::size_t size) = 0;
+
+  // Physical memory. create() throws Errc::out_of_memory when the device (or
+  // the host backend's limit) is exhausted.
+  virtual PhysHandle create(std::size_t size) = 0;
+  virtual void release(PhysHandle h) = 0;
+
+  virtual void map(std::uintptr_t va, std::size_t size, PhysHandle h) = 0;
+  virtual void unmap(std::uintptr_t va, std::size_t size) = 0;
+  virtual void set_access(std::uintptr_t va, std::size_t size, Access a) = 0;
+
+  // Stream ordering. record_event() captures the work submitted to `s` so
+  // far; query_event() is true once that work is complete.
+  virtual Stream create_stream() = 0;
+  virtual void destroy_stream(Stream s) = 0;
+  virtual Event record_event(Stream s) = 0;
+  virtual bool query_event(Event e) = 0;
+  virtual void wait_event(Event e) = 0;  // host blocks until complete
+  virtual void destroy_event(Event e) = 0;
+  virtual void synchronize_stream(Stream s) = 0;
+  virtual void synchronize_device() = 0;
+
+  // Synchronous byte copies between host memory and mapped, accessible
+  // device virtual memory. Used by tests and tools, not by the allocator.
+  virtual void write(std::uintptr_t dst, const void* src, std::size_t n) = 0;
+  virtual void read(void* dst, std::uintptr_t src, std::size_t n) = 0;
+};
+
+struct BackendConfig {
+  std::string kind = "cuda";      // "cuda" | "host"
+  int device = 0;
+  std::size_t granularity = 0;    // 0: backend default (host 2 MiB, cuda recommended)
+  std::size_t host_memory_limit = 0;  // host backend: physical limit, 0 = none
+};
+
+// Throws Errc::unavailable when the backend cannot run here (no driver,
+// built without CUDA headers, no such device) with a message saying why.
+std::unique_ptr<Backend> make_backend(const BackendConfig& cfg);
+
+// Cheap probe used by tests and tools to decide whether to skip.
+bool cuda_available(std::string* why = nullptr);
+int cuda_device_count();
+
+}  // namespace memlake::prim

@@ -1,0 +1,204 @@
+#include "trace/replay.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+#include <unordered_map>
+#include <vector>
+
+#include "core/device_allocator.h"
+#include "core/error.h"
+#include "trace/trace.h"
+
+namespace memlake::trace {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Latency summarize(std::vector<std::uint32_t>& ns) {
+  Latency l;
+  if (ns.empty()) return l;
+  auto at = [&](double q) {
+    std::size_t k = static_cast<std::size_t>(q * static_cast<double>(ns.size() - 1));
+    std::nth_element(ns.begin(), ns.begin() + static_cast<std::ptrdiff_t>(k), ns.end());
+    return static_cast<double>(ns[k]);
+  };
+  double sum = 0;
+  for (auto v : ns) sum += v;
+  l.mean_ns = sum / static_cast<double>(ns.size());
+  l.p50_ns = at(0.5);
+  l.p90_ns = at(0.9);
+  l.p99_ns = at(0.99);
+  l.p999_ns = at(0.999);
+  l.max_ns = static_cast<double>(*std::max_element(ns.begin(), ns.end()));
+  return l;
+}
+
+std::uint32_t elapsed_ns(Clock::time_point a, Clock::time_point b) {
+  auto d = std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();
+  return d > 0xffffffffLL ? 0xffffffffu : static_cast<std::uint32_t>(d);
+}
+
+}  // namespace
+
+ReplayResult replay(const std::string& path, const ReplayConfig& cfg) {
+  ReplayResult r;
+  r.trace = path;
+  Reader reader(path);
+  core::DeviceAllocator dev(cfg.device, cfg.options);
+  std::unordered_map<std::uint64_t, std::pair<void*, std::uint64_t>> live;  // trace ptr -> (ours, size)
+  std::unordered_map<std::uint64_t, prim::Stream> streams;                 // trace stream -> ours
+  std::vector<std::uint32_t> alloc_ns, free_ns;
+  std::uint64_t cur_live = 0, native = 0;
+  auto stream_for = [&](std::uint64_t id) -> prim::Stream {
+    if (id == 0) return nullptr;
+    auto it = streams.find(id);
+    if (it != streams.end()) return it->second;
+    return streams.emplace(id, dev.backend().create_stream()).first->second;
+  };
+  auto cleanup = [&] {
+    for (auto& [tp, v] : live) dev.free(v.first);
+    live.clear();
+    for (auto& [id, s] : streams) dev.backend().destroy_stream(s);
+    streams.clear();
+  };
+  const auto t0 = Clock::now();
+  Event e;
+  try {
+    while (reader.next(e)) {
+      ++r.events;
+      if (cfg.progress && (r.events & 0xffff) == 0) cfg.progress(reader.progress(), r.events);
+      switch (e.action) {
+        case Action::allocate: {
+          if (live.count(e.ptr))
+            throw_error(Errc::invalid_argument, path + ":" + std::to_string(reader.line()) + ": pointer " +
+                                                    hex_ptr(e.ptr) + " allocated twice without a free");
+          ++r.allocs;
+          prim::Stream s = stream_for(e.stream);
+          void* p = nullptr;
+          auto a = Clock::now();
+          try {
+            p = dev.alloc(e.size, s);
+          } catch (const Error& err) {
+            if (err.code() != Errc::out_of_memory) throw;
+            ++r.ooms;
+            break;
+          }
+          alloc_ns.push_back(elapsed_ns(a, Clock::now()));
+          live.emplace(e.ptr, std::make_pair(p, e.size));
+          cur_live += e.size;
+          r.peak_live = std::max(r.peak_live, cur_live);
+          break;
+        }
+        case Action::free: {
+          auto it = live.find(e.ptr);
+          if (it == live.end()) {
+            ++r.unmatched_frees;
+            break;
+          }
+          ++r.frees;
+          auto a = Clock::now();
+          dev.free(it->second.first);
+          free_ns.push_back(elapsed_ns(a, Clock::now()));
+          cur_live -= it->second.second;
+          live.erase(it);
+          break;
+        }
+        case Action::segment_alloc:
+          ++r.segment_events;
+          native += e.size;
+          r.native_peak_reserved = std::max(r.native_peak_reserved, native);
+          break;
+        case Action::segment_free:
+          ++r.segment_events;
+          native -= std::min(native, e.size);
+          break;
+      }
+    }
+  } catch (...) {
+    cleanup();
+    throw;
+  }
+  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (cfg.progress) cfg.progress(1.0, r.events);
+  if (cfg.check) dev.check();
+  r.stats = dev.stats();
+  cleanup();
+  r.alloc_latency = summarize(alloc_ns);
+  r.free_latency = summarize(free_ns);
+  if (r.stats.reserved.peak) r.utilization = static_cast<double>(r.peak_live) / static_cast<double>(r.stats.reserved.peak);
+  if (r.native_peak_reserved)
+    r.native_utilization = static_cast<double>(r.peak_live) / static_cast<double>(r.native_peak_reserved);
+  return r;
+}
+
+namespace {
+void put_latency(std::ostringstream& o, const char* name, const Latency& l) {
+  o << "\"" << name << "\":{\"p50_ns\":" << l.p50_ns << ",\"p90_ns\":" << l.p90_ns << ",\"p99_ns\":" << l.p99_ns
+    << ",\"p999_ns\":" << l.p999_ns << ",\"max_ns\":" << l.max_ns << ",\"mean_ns\":" << l.mean_ns << "}";
+}
+std::string json_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '"' || c == '\\') o += '\\';
+    o += c;
+  }
+  return o;
+}
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+}  // namespace
+
+std::string replay_json(const ReplayResult& r) {
+  std::ostringstream o;
+  o << "{\"trace\":\"" << json_escape(r.trace) << "\",\"events\":" << r.events << ",\"allocs\":" << r.allocs
+    << ",\"frees\":" << r.frees << ",\"segment_events\":" << r.segment_events << ",\"ooms\":" << r.ooms
+    << ",\"unmatched_frees\":" << r.unmatched_frees << ",\"peak_live_bytes\":" << r.peak_live
+    << ",\"peak_reserved_bytes\":" << r.stats.reserved.peak << ",\"utilization\":" << fmt("%.6f", r.utilization)
+    << ",\"native_peak_reserved_bytes\":" << r.native_peak_reserved
+    << ",\"native_utilization\":" << fmt("%.6f", r.native_utilization) << ",\"seconds\":" << fmt("%.3f", r.seconds)
+    << ",";
+  put_latency(o, "alloc_latency", r.alloc_latency);
+  o << ",";
+  put_latency(o, "free_latency", r.free_latency);
+  o << ",\"allocator\":" << core::stats_json(r.stats) << "}";
+  return o.str();
+}
+
+std::string replay_text(const ReplayResult& r) {
+  std::ostringstream o;
+  const core::Stats& s = r.stats;
+  auto us = [](double ns) { return fmt("%.2f", ns / 1000.0) + " us"; };
+  o << "trace             " << r.trace << "\n"
+    << "events            " << r.events << " (" << r.allocs << " allocs, " << r.frees << " frees, " << r.segment_events
+    << " segment events)\n"
+    << "allocator         " << s.backend << " backend, page " << human_bytes(s.page_size) << ", cap "
+    << (s.memory_cap ? human_bytes(s.memory_cap) : std::string("none")) << "\n"
+    << "peak live         " << format_bytes(r.peak_live) << "\n"
+    << "peak reserved     " << format_bytes(s.reserved.peak) << "\n"
+    << "utilization       " << fmt("%.4f", r.utilization) << "  (peak live / peak reserved)\n";
+  if (r.native_peak_reserved)
+    o << "native baseline   peak reserved " << format_bytes(r.native_peak_reserved) << ", utilization "
+      << fmt("%.4f", r.native_utilization) << "  (recording allocator's segment events)\n";
+  o << "requests          " << s.small_allocs << " small, " << (r.allocs - s.small_allocs - r.ooms) << " large: "
+    << s.cache_hits << " cache hits (" << s.stitch_reuses << " from stitched views), " << s.stitches
+    << " stitches, " << s.grows << " grows (" << s.pages_created << " pages)\n";
+  if (r.ooms) o << "out of memory     " << r.ooms << " allocations refused\n";
+  if (r.unmatched_frees) o << "unmatched frees   " << r.unmatched_frees << "\n";
+  o << "primitive calls  ";
+  for (int i = 0; i < prim::kNumOps; ++i) o << " " << prim::op_name(static_cast<prim::Op>(i)) << "=" << s.calls.calls[i];
+  o << "\n"
+    << "alloc latency     p50 " << us(r.alloc_latency.p50_ns) << ", p90 " << us(r.alloc_latency.p90_ns) << ", p99 "
+    << us(r.alloc_latency.p99_ns) << ", p99.9 " << us(r.alloc_latency.p999_ns) << ", max " << us(r.alloc_latency.max_ns)
+    << "\n"
+    << "free latency      p50 " << us(r.free_latency.p50_ns) << ", p99 " << us(r.free_latency.p99_ns) << ", max "
+    << us(r.free_latency.max_ns) << "\n"
+    << "replay time       " << fmt("%.2f", r.seconds) << " s\n";
+  return o.str();
+}
+
+}  // namespace memlake::trace

@@ -1,0 +1,45 @@
+// Replays an allocation trace through a DeviceAllocator and measures it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "core/options.h"
+#include "core/stats.h"
+
+namespace memlake::trace {
+
+struct ReplayConfig {
+  Options options;          // backend, granularity, cap, stitch...
+  int device = 0;
+  bool check = false;       // run the allocator's full consistency check at the end
+  std::function<void(double fraction, std::uint64_t events)> progress;  // called now and then
+};
+
+struct Latency {
+  double p50_ns = 0, p90_ns = 0, p99_ns = 0, p999_ns = 0, max_ns = 0, mean_ns = 0;
+};
+
+struct ReplayResult {
+  std::string trace;
+  std::uint64_t events = 0, allocs = 0, frees = 0, segment_events = 0;
+  std::uint64_t ooms = 0;            // allocations the allocator refused (cap)
+  std::uint64_t unmatched_frees = 0; // frees of pointers the trace never allocated (or that OOMed)
+  std::uint64_t peak_live = 0;       // of the trace itself: max sum of live requested sizes
+  std::uint64_t native_peak_reserved = 0;  // from segment events, 0 if the trace has none
+  double utilization = 0;            // peak_live / stats.reserved.peak
+  double native_utilization = 0;
+  Latency alloc_latency, free_latency;
+  double seconds = 0;
+  core::Stats stats;
+};
+
+// Throws Errc::invalid_argument for an unreadable file or a malformed line
+// (the message names the line), after releasing everything it allocated.
+ReplayResult replay(const std::string& path, const ReplayConfig& cfg);
+
+std::string replay_json(const ReplayResult& r);
+std::string replay_text(const ReplayResult& r);
+
+}  // namespace memlake::trace

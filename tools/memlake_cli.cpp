@@ -1,0 +1,133 @@
+// memlake command-line tool.
+//   memlake replay TRACE [options]   replay an allocation log and report
+//   memlake options [--markdown]     the configuration table
+//   memlake version
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/options.h"
+#include "memlake/memlake.h"
+#include "trace/replay.h"
+
+namespace {
+
+const char* kUsage =
+    "usage: memlake <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  replay TRACE   replay an RMM-style allocation log (.csv or .csv.gz) through memlake\n"
+    "  options        print the configuration table (MEMLAKE_* variables)\n"
+    "  version        print the version\n"
+    "\n"
+    "replay options:\n"
+    "  --backend host|cuda     primitives backend (default: host)\n"
+    "  --granularity SIZE      page size, e.g. 2M (default: the backend's)\n"
+    "  --cap SIZE              memory cap, e.g. 24G (default: none)\n"
+    "  --no-stitch             plain page-granular caching, for comparison\n"
+    "  --set KEY=VALUE         any option of `memlake options`\n"
+    "  --device N              device ordinal (default 0)\n"
+    "  --json                  machine-readable output\n"
+    "  --progress/--no-progress  progress on stderr (default: when stderr is a terminal)\n"
+    "  --check                 verify the allocator's internal consistency at the end\n";
+
+int usage_error(const std::string& msg) {
+  std::fprintf(stderr, "memlake: %s\n\n%s", msg.c_str(), kUsage);
+  return 2;
+}
+
+int cmd_options(bool markdown) {
+  if (markdown) {
+    std::printf("| key | environment variable | default | meaning |\n|---|---|---|---|\n");
+    for (const auto& o : memlake::option_table())
+      std::printf("| `%s` | `%s` | `%s` | %s |\n", o.key, o.env, o.default_value, o.doc);
+    return 0;
+  }
+  for (const auto& o : memlake::option_table())
+    std::printf("%-18s %-26s default %-8s\n    %s\n", o.key, o.env, o.default_value, o.doc);
+  return 0;
+}
+
+int cmd_replay(const std::vector<std::string>& args) {
+  memlake::trace::ReplayConfig cfg;
+  try {
+    cfg.options = memlake::Options::from_env();
+  } catch (const memlake::Error& e) {
+    return usage_error(e.what());
+  }
+  cfg.options.backend = "host";  // the default for replay; --backend cuda for the GPU
+  std::string path;
+  bool json = false;
+  int progress = -1;
+  try {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      auto value = [&]() -> std::string {
+        if (i + 1 >= args.size()) throw memlake::Error(memlake::Errc::invalid_argument, a + " needs a value");
+        return args[++i];
+      };
+      if (a == "--backend") cfg.options.set("backend", value());
+      else if (a == "--granularity") cfg.options.set("granularity", value());
+      else if (a == "--cap") cfg.options.set("memory_cap", value());
+      else if (a == "--no-stitch") cfg.options.stitch = false;
+      else if (a == "--set") {
+        std::string kv = value();
+        auto eq = kv.find('=');
+        if (eq == std::string::npos) return usage_error("--set expects KEY=VALUE, got '" + kv + "'");
+        cfg.options.set(kv.substr(0, eq), kv.substr(eq + 1));
+      } else if (a == "--device") cfg.device = std::stoi(value());
+      else if (a == "--json") json = true;
+      else if (a == "--progress") progress = 1;
+      else if (a == "--no-progress") progress = 0;
+      else if (a == "--check") cfg.check = true;
+      else if (a.size() > 1 && a[0] == '-') return usage_error("unknown option " + a);
+      else if (path.empty()) path = a;
+      else return usage_error("more than one trace given");
+    }
+  } catch (const memlake::Error& e) {
+    return usage_error(e.what());
+  } catch (const std::exception&) {
+    return usage_error("bad --device value");
+  }
+  if (path.empty()) return usage_error("replay needs a TRACE file");
+  if (progress < 0) progress = isatty(2) ? 1 : 0;
+  if (progress)
+    cfg.progress = [](double f, std::uint64_t events) {
+      std::fprintf(stderr, "\rreplay %5.1f%%  %llu events", 100.0 * f, static_cast<unsigned long long>(events));
+      if (f >= 1.0) std::fprintf(stderr, "\n");
+      std::fflush(stderr);
+    };
+  try {
+    auto r = memlake::trace::replay(path, cfg);
+    std::fputs((json ? memlake::trace::replay_json(r) + "\n" : memlake::trace::replay_text(r)).c_str(), stdout);
+    return 0;
+  } catch (const memlake::Error& e) {
+    if (progress) std::fprintf(stderr, "\n");
+    std::fprintf(stderr, "memlake replay: %s\n", e.what());
+    return e.code() == memlake::Errc::invalid_argument ? 2 : 1;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage_error("no command");
+  std::string cmd = argv[1];
+  std::vector<std::string> args(argv + 2, argv + argc);
+  if (cmd == "replay") return cmd_replay(args);
+  if (cmd == "options") return cmd_options(!args.empty() && args[0] == "--markdown");
+  if (cmd == "version" || cmd == "--version") {
+    std::printf("memlake %s\n", memlake_version());
+    return 0;
+  }
+  if (cmd == "help" || cmd == "--help" || cmd == "-h") {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  return usage_error("unknown command '" + cmd + "'");
+}
