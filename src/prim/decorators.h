@@ -6,6 +6,7 @@
 #include <array>
 #include <atomic>
 #include <functional>
+#include <initializer_list>
 #include <mutex>
 
 #include "prim/prim.h"
@@ -75,7 +76,8 @@ class FaultyBackend final : public ForwardingBackend {
  public:
   using ForwardingBackend::ForwardingBackend;
   void fail_nth(Op op, int n);
-  void fail_randomly(double p, std::uint64_t seed);
+  // Only the listed ops fail; an empty list means every op.
+  void fail_randomly(double p, std::uint64_t seed, std::initializer_list<Op> ops = {});
   void stop_failing();
   std::uint64_t faults_injected() const { return injected_; }
 
@@ -86,6 +88,7 @@ class FaultyBackend final : public ForwardingBackend {
   std::mutex mu_;
   std::array<int, kNumOps> countdown_{};
   double p_ = 0;
+  std::array<bool, kNumOps> random_ops_{};
   std::uint64_t rng_ = 0;
   std::uint64_t injected_ = 0;
 };

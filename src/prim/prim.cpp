@@ -97,9 +97,11 @@ void FaultyBackend::fail_nth(Op op, int n) {
   countdown_[static_cast<int>(op)] = n;
 }
 
-void FaultyBackend::fail_randomly(double p, std::uint64_t seed) {
+void FaultyBackend::fail_randomly(double p, std::uint64_t seed, std::initializer_list<Op> ops) {
   std::lock_guard<std::mutex> g(mu_);
   p_ = p;
+  random_ops_.fill(ops.size() == 0);
+  for (Op op : ops) random_ops_[static_cast<int>(op)] = true;
   rng_ = seed * 0x9E3779B97F4A7C15ull + 1;
 }
 
@@ -115,7 +117,7 @@ void FaultyBackend::before(Op op) {
     std::lock_guard<std::mutex> g(mu_);
     int& c = countdown_[static_cast<int>(op)];
     if (c > 0 && --c == 0) fail = true;
-    if (!fail && p_ > 0) {
+    if (!fail && p_ > 0 && random_ops_[static_cast<int>(op)]) {
       rng_ ^= rng_ << 13;
       rng_ ^= rng_ >> 7;
       rng_ ^= rng_ << 17;

@@ -1,0 +1,309 @@
+// The stitching allocator's behaviour, on both backends.
+#include <algorithm>
+#include <set>
+
+#include "support.h"
+
+namespace memlake::test {
+namespace {
+
+class AllocatorTest : public BackendTest {
+ protected:
+  void SetUp() override {
+    BackendTest::SetUp();
+    if (IsSkipped()) return;
+    dev = std::make_unique<core::DeviceAllocator>(0, options());
+    page = dev->stats().page_size;
+  }
+  core::Stats st() { return dev->stats(); }
+  std::unique_ptr<core::DeviceAllocator> dev;
+  std::size_t page = 0;
+};
+
+TEST_P(AllocatorTest, LargeAllocationsArePageAlignedAndUsable) {
+  void* p = dev->alloc(3 * page + 17, nullptr);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % page, 0u);
+  fill(dev->backend(), p, 3 * page + 17, 1);
+  EXPECT_TRUE(holds(dev->backend(), p, 3 * page + 17, 1));
+  EXPECT_EQ(st().allocated.current, 4 * page);
+  EXPECT_EQ(st().requested.current, 3 * page + 17);
+  dev->free(p);
+  EXPECT_EQ(st().allocated.current, 0u);
+  dev->check();
+}
+
+TEST_P(AllocatorTest, FreedBlockIsReusedWithoutDriverCalls) {
+  void* p = dev->alloc(4 * page, nullptr);
+  dev->free(p);
+  auto before = st().calls;
+  void* q = dev->alloc(4 * page, nullptr);
+  EXPECT_EQ(q, p);
+  auto after = st().calls;
+  for (auto op : {prim::Op::create, prim::Op::map, prim::Op::set_access, prim::Op::reserve})
+    EXPECT_EQ(after[op], before[op]) << prim::op_name(op);
+  EXPECT_EQ(st().cache_hits, 1u);
+  dev->free(q);
+}
+
+TEST_P(AllocatorTest, LargerFreeRunIsSplit) {
+  void* p = dev->alloc(8 * page, nullptr);
+  dev->free(p);
+  void* a = dev->alloc(3 * page, nullptr);
+  void* b = dev->alloc(5 * page, nullptr);
+  EXPECT_EQ(st().reserved.current, 8 * page) << "both halves come from the freed 8 pages";
+  std::set<std::uintptr_t> ends{reinterpret_cast<std::uintptr_t>(a), reinterpret_cast<std::uintptr_t>(b)};
+  EXPECT_EQ(ends.size(), 2u);
+  dev->check();
+  dev->free(a);
+  dev->free(b);
+  dev->check();
+}
+
+TEST_P(AllocatorTest, StitchedRangeAliasesTheFreedPages) {
+  // Four single-page blocks; free the 1st and 3rd: two free pages that no
+  // contiguous range holds. A two-page request must stitch them, not grow.
+  void* b[4];
+  for (int i = 0; i < 4; ++i) b[i] = dev->alloc(page, nullptr);
+  const auto reserved = st().reserved.current;
+  fill(dev->backend(), b[1], page, 101);
+  fill(dev->backend(), b[3], page, 103);
+  void* a0 = b[0];
+  void* a2 = b[2];
+  dev->free(b[0]);
+  dev->free(b[2]);
+  void* s = dev->alloc(2 * page, nullptr);
+  EXPECT_EQ(st().reserved.current, reserved) << "stitching must not create memory";
+  EXPECT_EQ(st().stitches, 1u);
+  // Write through the stitched view, read through the original views of the
+  // two freed blocks: they are the same physical pages.
+  fill(dev->backend(), s, 2 * page, 55);
+  auto expect = pattern(2 * page, 55);
+  std::vector<unsigned char> first(page), second(page);
+  dev->backend().read(first.data(), reinterpret_cast<std::uintptr_t>(a0), page);
+  dev->backend().read(second.data(), reinterpret_cast<std::uintptr_t>(a2), page);
+  std::vector<unsigned char> both(first);
+  both.insert(both.end(), second.begin(), second.end());
+  std::vector<unsigned char> swapped(second);
+  swapped.insert(swapped.end(), first.begin(), first.end());
+  EXPECT_TRUE(both == expect || swapped == expect) << "stitched view does not alias the freed pages";
+  // The live neighbours are untouched.
+  EXPECT_TRUE(holds(dev->backend(), b[1], page, 101));
+  EXPECT_TRUE(holds(dev->backend(), b[3], page, 103));
+  dev->check();
+  // Free and ask again: the cached stitched view is reused.
+  dev->free(s);
+  void* s2 = dev->alloc(2 * page, nullptr);
+  EXPECT_EQ(s2, s);
+  EXPECT_EQ(st().stitch_reuses, 1u);
+  dev->free(s2);
+  dev->free(b[1]);
+  dev->free(b[3]);
+  dev->check();
+}
+
+TEST_P(AllocatorTest, StitchTopsUpWithNewPagesOnlyForTheShortfall) {
+  void* b[3];
+  for (auto& x : b) x = dev->alloc(page, nullptr);
+  dev->free(b[0]);
+  dev->free(b[2]);
+  void* s = dev->alloc(4 * page, nullptr);  // 2 free pages + 2 new
+  EXPECT_EQ(st().reserved.current, 5 * page);
+  fill(dev->backend(), s, 4 * page, 9);
+  EXPECT_TRUE(holds(dev->backend(), s, 4 * page, 9));
+  dev->free(s);
+  dev->free(b[1]);
+  dev->check();
+}
+
+TEST_P(AllocatorTest, SmallRequestsShareAPage) {
+  std::vector<void*> v;
+  for (int i = 0; i < 64; ++i) v.push_back(dev->alloc(1000 + i, nullptr));
+  EXPECT_EQ(st().reserved.current, page) << "64 small blocks fit in one page";
+  std::set<std::uintptr_t> uniq;
+  for (void* p : v) {
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 512, 0u);
+    uniq.insert(reinterpret_cast<std::uintptr_t>(p));
+  }
+  EXPECT_EQ(uniq.size(), v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) fill(dev->backend(), v[i], 1000 + i, i);
+  for (std::size_t i = 0; i < v.size(); ++i) EXPECT_TRUE(holds(dev->backend(), v[i], 1000 + i, i));
+  dev->check();
+  for (void* p : v) dev->free(p);
+  dev->check();
+}
+
+TEST_P(AllocatorTest, EmptySlabPagesReturnToLargeAllocations) {
+  std::vector<void*> v;
+  for (int i = 0; i < 8; ++i) v.push_back(dev->alloc(page / 2, nullptr));  // 4 slabs
+  EXPECT_EQ(st().reserved.current, 4 * page);
+  for (void* p : v) dev->free(p);
+  void* big = dev->alloc(4 * page, nullptr);
+  EXPECT_EQ(st().reserved.current, 4 * page) << "emptied slabs must be reusable as large memory";
+  dev->free(big);
+  dev->check();
+}
+
+TEST_P(AllocatorTest, EmptyCacheReleasesEveryFreePage) {
+  void* keep = dev->alloc(2 * page, nullptr);
+  void* a = dev->alloc(5 * page, nullptr);
+  void* small = dev->alloc(100, nullptr);
+  dev->free(a);
+  dev->free(small);
+  dev->empty_cache();
+  EXPECT_EQ(st().reserved.current, 2 * page);
+  fill(dev->backend(), keep, 2 * page, 4);
+  EXPECT_TRUE(holds(dev->backend(), keep, 2 * page, 4));
+  dev->check();
+  dev->free(keep);
+  dev->empty_cache();
+  EXPECT_EQ(st().reserved.current, 0u);
+  EXPECT_EQ(st().mapped.current, 0u);
+  dev->check();
+}
+
+TEST_P(AllocatorTest, CapGivesOutOfMemoryAndKeepsState) {
+  dev->set_memory_cap(4 * page);
+  void* a = dev->alloc(3 * page, nullptr);
+  fill(dev->backend(), a, 3 * page, 5);
+  std::string msg;
+  EXPECT_EQ(error_of([&] { dev->alloc(2 * page, nullptr); }, &msg), Errc::out_of_memory);
+  EXPECT_NE(msg.find("cap"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(std::to_string(2 * page)), std::string::npos) << "message names the request size: " << msg;
+  EXPECT_EQ(st().num_ooms, 1u);
+  EXPECT_TRUE(holds(dev->backend(), a, 3 * page, 5));
+  dev->check();
+  void* b = dev->alloc(page, nullptr);  // still fits
+  dev->free(b);
+  dev->free(a);
+  dev->check();
+}
+
+TEST_P(AllocatorTest, LoweringTheCapReleasesFreeMemory) {
+  void* a = dev->alloc(6 * page, nullptr);
+  void* b = dev->alloc(2 * page, nullptr);
+  dev->free(a);
+  dev->set_memory_cap(4 * page);
+  EXPECT_EQ(st().reserved.current, 2 * page);
+  dev->free(b);
+  dev->check();
+}
+
+TEST_P(AllocatorTest, BadInputGivesClearErrorsAndChangesNothing) {
+  void* a = dev->alloc(page, nullptr);
+  void* s = dev->alloc(64, nullptr);
+  fill(dev->backend(), a, page, 8);
+  auto before = st();
+  std::string msg;
+  EXPECT_EQ(dev->alloc(0, nullptr), nullptr) << "size 0 gives a null pointer";
+  dev->free(nullptr);  // no-op
+  EXPECT_EQ(error_of([&] { dev->free(reinterpret_cast<char*>(a) + 512); }, &msg), Errc::invalid_argument);
+  EXPECT_NE(msg.find("not a live allocation"), std::string::npos) << msg;
+  int local = 0;
+  EXPECT_EQ(error_of([&] { dev->free(&local); }), Errc::invalid_argument) << "foreign pointer";
+  EXPECT_EQ(error_of([&] { dev->alloc(std::size_t{1} << 60, nullptr); }, &msg), Errc::invalid_argument);
+  EXPECT_NE(msg.find("larger than any device"), std::string::npos) << msg;
+  dev->free(s);
+  EXPECT_EQ(error_of([&] { dev->free(s); }, &msg), Errc::invalid_argument) << "double free";
+  EXPECT_NE(msg.find("double free"), std::string::npos) << msg;
+  auto after = st();
+  EXPECT_EQ(after.num_allocs, before.num_allocs);
+  EXPECT_EQ(after.active.current, before.active.current - 1);
+  EXPECT_EQ(after.reserved.current, before.reserved.current);
+  EXPECT_TRUE(holds(dev->backend(), a, page, 8));
+  dev->check();
+  dev->free(a);
+}
+
+TEST_P(AllocatorTest, PeaksAndReset) {
+  void* a = dev->alloc(10 * page, nullptr);
+  dev->free(a);
+  EXPECT_EQ(st().allocated.peak, 10 * page);
+  dev->reset_peaks();
+  EXPECT_EQ(st().allocated.peak, 0u);
+  EXPECT_EQ(st().reserved.peak, 10 * page) << "reserved is still held, so its peak resets to the current value";
+}
+
+TEST_P(AllocatorTest, CrossStreamReuseIsSafe) {
+  prim::Stream s1 = dev->backend().create_stream();
+  prim::Stream s2 = dev->backend().create_stream();
+  void* a = dev->alloc(4 * page, s1);
+  dev->free(a);
+  void* b = dev->alloc(4 * page, s2);  // s1's work is complete here (nothing pending)
+  dev->check();
+  dev->free(b);
+  dev->empty_cache();
+  dev->backend().destroy_stream(s1);
+  dev->backend().destroy_stream(s2);
+}
+
+MEMLAKE_INSTANTIATE_BACKENDS(AllocatorTest);
+
+// Cross-stream rule with work still pending: only the host backend can hold
+// a stream's work back deterministically.
+class HostStreams : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto be = std::make_unique<prim::HostBackend>(0, 64 << 10, 0);
+    host = be.get();
+    Options o;
+    o.backend = "host";
+    o.small_max = 16 << 10;
+    dev = std::make_unique<core::DeviceAllocator>(std::move(be), o);
+    page = 64 << 10;
+  }
+  prim::HostBackend* host;
+  std::unique_ptr<core::DeviceAllocator> dev;
+  std::size_t page;
+};
+
+TEST_F(HostStreams, PendingFreeIsNotReusedByAnotherStream) {
+  prim::Stream s1 = host->create_stream(), s2 = host->create_stream();
+  void* a = dev->alloc(4 * page, s1);
+  host->hold(s1);  // kernels on s1 still use a
+  dev->free(a);
+  void* same = dev->alloc(4 * page, s1);
+  EXPECT_EQ(same, a) << "the freeing stream reuses at once";
+  host->hold(s1);
+  dev->free(same);
+  void* other = dev->alloc(4 * page, s2);
+  EXPECT_NE(other, a) << "another stream must not get memory s1 may still touch";
+  EXPECT_EQ(dev->stats().reserved.current, 8 * page);
+  dev->free(other);
+  dev->check();
+  host->synchronize_stream(s1);  // s1's work completes
+  void* again = dev->alloc(8 * page, s2);
+  EXPECT_EQ(dev->stats().reserved.current, 8 * page) << "after completion s2 may stitch s1's pages";
+  dev->free(again);
+  dev->check();
+}
+
+TEST_F(HostStreams, CapMakesTheAllocatorWaitForOtherStreams) {
+  prim::Stream s1 = host->create_stream(), s2 = host->create_stream();
+  dev->set_memory_cap(4 * page);
+  void* a = dev->alloc(4 * page, s1);
+  host->hold(s1);
+  dev->free(a);
+  void* b = dev->alloc(4 * page, s2);  // must wait for s1 instead of failing
+  EXPECT_EQ(b, a);
+  EXPECT_GE(dev->stats().calls[prim::Op::event_record], 1u);
+  dev->free(b);
+  dev->check();
+}
+
+TEST_F(HostStreams, SmallBlocksStayWithTheirStream) {
+  prim::Stream s1 = host->create_stream(), s2 = host->create_stream();
+  void* keep = dev->alloc(100, s1);
+  void* a = dev->alloc(100, s1);
+  host->hold(s1);
+  dev->free(a);
+  void* b = dev->alloc(100, s2);
+  EXPECT_NE(b, a);
+  EXPECT_EQ(dev->stats().small_slabs, 2u);
+  dev->free(b);
+  dev->free(keep);
+  dev->check();
+}
+
+}  // namespace
+}  // namespace memlake::test

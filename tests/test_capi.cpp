@@ -1,0 +1,121 @@
+// The C ABI, on the host backend (and on cuda where present).
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "memlake/memlake.h"
+#include "support.h"
+
+namespace memlake::test {
+namespace {
+
+class CApiTest : public BackendTest {
+ protected:
+  void SetUp() override {
+    BackendTest::SetUp();
+    if (IsSkipped()) return;
+    ASSERT_EQ(memlake_options_create(&opts, 0), MEMLAKE_OK);
+    ASSERT_EQ(memlake_options_set(opts, "backend", GetParam().c_str()), MEMLAKE_OK);
+    ASSERT_EQ(memlake_create(opts, &a), MEMLAKE_OK) << memlake_last_error();
+  }
+  void TearDown() override {
+    memlake_destroy(a);
+    memlake_options_destroy(opts);
+  }
+  memlake_options* opts = nullptr;
+  memlake_allocator* a = nullptr;
+};
+
+TEST_P(CApiTest, AllocFreeStatsJson) {
+  void* p = nullptr;
+  ASSERT_EQ(memlake_alloc(a, 5 << 20, 0, nullptr, &p), MEMLAKE_OK) << memlake_last_error();
+  ASSERT_NE(p, nullptr);
+  memlake_stats s{};
+  s.struct_size = sizeof s;
+  ASSERT_EQ(memlake_get_stats(a, 0, &s), MEMLAKE_OK);
+  EXPECT_EQ(s.requested_bytes.current, 5u << 20);
+  EXPECT_EQ(s.active_blocks.current, 1u);
+  EXPECT_GE(s.reserved_bytes.current, 5u << 20);
+  EXPECT_GE(s.primitive_calls[MEMLAKE_OP_CREATE], 1u);
+  EXPECT_STREQ(memlake_prim_op_name(MEMLAKE_OP_SET_ACCESS), "set_access");
+  std::size_t n = memlake_stats_json(a, nullptr, 0);
+  std::string j(n + 1, '\0');
+  memlake_stats_json(a, j.data(), j.size());
+  EXPECT_NE(j.find("\"reserved_bytes\":{\"current\":"), std::string::npos) << j;
+  EXPECT_EQ(memlake_free(a, p, 0, nullptr), MEMLAKE_OK);
+  EXPECT_EQ(memlake_empty_cache(a, 0), MEMLAKE_OK);
+  ASSERT_EQ(memlake_get_stats(a, 0, &s), MEMLAKE_OK);
+  EXPECT_EQ(s.reserved_bytes.current, 0u);
+  EXPECT_EQ(s.reserved_bytes.peak, 6u << 20);
+  EXPECT_EQ(memlake_reset_peak_stats(a, 0), MEMLAKE_OK);
+  ASSERT_EQ(memlake_get_stats(a, 0, &s), MEMLAKE_OK);
+  EXPECT_EQ(s.reserved_bytes.peak, 0u);
+}
+
+TEST_P(CApiTest, ErrorsAreCodesWithMessages) {
+  void* p = nullptr;
+  int x;
+  EXPECT_EQ(memlake_free(a, &x, 0, nullptr), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(memlake_last_error()).find("has no allocations"), std::string::npos) << memlake_last_error();
+  ASSERT_EQ(memlake_alloc(a, 100, 0, nullptr, &p), MEMLAKE_OK);
+  EXPECT_EQ(memlake_free(a, &x, 0, nullptr), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(memlake_last_error()).find("not a live allocation"), std::string::npos);
+  ASSERT_EQ(memlake_set_memory_cap(a, 4 << 20), MEMLAKE_OK);
+  void* big = nullptr;
+  EXPECT_EQ(memlake_alloc(a, 8 << 20, 0, nullptr, &big), MEMLAKE_ERROR_OUT_OF_MEMORY);
+  EXPECT_EQ(big, nullptr);
+  EXPECT_NE(std::string(memlake_last_error()).find("out of memory"), std::string::npos);
+  EXPECT_EQ(memlake_alloc(a, 0, 0, nullptr, &big), MEMLAKE_OK);
+  EXPECT_EQ(big, nullptr);
+  EXPECT_EQ(memlake_alloc(a, 100, -1, nullptr, &big), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(memlake_free(a, p, 0, nullptr), MEMLAKE_OK);
+  EXPECT_EQ(memlake_free(a, nullptr, 0, nullptr), MEMLAKE_OK);
+  memlake_stats s{};
+  EXPECT_EQ(memlake_get_stats(a, 0, &s), MEMLAKE_ERROR_INVALID_ARGUMENT) << "struct_size unset";
+}
+
+MEMLAKE_INSTANTIATE_BACKENDS(CApiTest);
+
+TEST(CApi, OptionsByKey) {
+  memlake_options* o = nullptr;
+  ASSERT_EQ(memlake_options_create(&o, 0), MEMLAKE_OK);
+  EXPECT_EQ(memlake_options_set(o, "memory_cap", "1.5G"), MEMLAKE_OK);
+  char buf[64];
+  memlake_options_get(o, "memory_cap", buf, sizeof buf);
+  EXPECT_STREQ(buf, "1610612736");
+  EXPECT_EQ(memlake_options_set(o, "no_such_option", "1"), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(memlake_last_error()).find("unknown option 'no_such_option'"), std::string::npos);
+  EXPECT_EQ(memlake_options_set(o, "stitch", "maybe"), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(memlake_options_set(o, "backend", "tpu"), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  memlake_options_destroy(o);
+}
+
+TEST(CApi, CudaBackendWithoutDriverFailsAtCreate) {
+  std::string why;
+  if (prim::cuda_available(&why)) GTEST_SKIP() << "a CUDA driver is present";
+  memlake_options* o = nullptr;
+  ASSERT_EQ(memlake_options_create(&o, 0), MEMLAKE_OK);
+  memlake_options_set(o, "backend", "cuda");
+  memlake_allocator* a = nullptr;
+  EXPECT_EQ(memlake_create(o, &a), MEMLAKE_ERROR_UNAVAILABLE);
+  EXPECT_NE(std::string(memlake_last_error()).find("libcuda"), std::string::npos) << memlake_last_error();
+  memlake_options_destroy(o);
+}
+
+TEST(CApi, TorchSignaturesUseTheDefaultAllocator) {
+  // The default allocator reads MEMLAKE_* once, on first use.
+  ::setenv("MEMLAKE_BACKEND", "host", 1);
+  void* p = memlake_torch_malloc(3 << 20, 0, nullptr);
+  ASSERT_NE(p, nullptr) << memlake_last_error();
+  EXPECT_EQ(memlake_torch_malloc(-5, 0, nullptr), nullptr);
+  memlake_stats s{};
+  s.struct_size = sizeof s;
+  ASSERT_EQ(memlake_get_stats(memlake_default(), 0, &s), MEMLAKE_OK);
+  EXPECT_EQ(s.requested_bytes.current, 3u << 20);
+  memlake_torch_free(p, 3 << 20, 0, nullptr);
+  ASSERT_EQ(memlake_get_stats(memlake_default(), 0, &s), MEMLAKE_OK);
+  EXPECT_EQ(s.active_blocks.current, 0u);
+}
+
+}  // namespace
+}  // namespace memlake::test

@@ -1,0 +1,145 @@
+// Fault injection: a primitive that fails must leave the allocator
+// consistent and leak nothing (host backend counts live handles/ranges).
+#include <random>
+
+#include "prim/decorators.h"
+#include "support.h"
+
+namespace memlake::test {
+namespace {
+
+constexpr std::size_t kPage = 64 << 10;
+
+struct Rig {
+  prim::HostBackend* host;
+  prim::FaultyBackend* faulty;
+  std::unique_ptr<core::DeviceAllocator> dev;
+  explicit Rig(bool stitch = true) {
+    auto h = std::make_unique<prim::HostBackend>(0, kPage, 0);
+    host = h.get();
+    auto f = std::make_unique<prim::FaultyBackend>(std::move(h));
+    faulty = f.get();
+    Options o;
+    o.backend = "host";
+    o.stitch = stitch;
+    o.small_max = kPage / 4;
+    dev = std::make_unique<core::DeviceAllocator>(std::move(f), o);
+  }
+};
+
+class FaultOnOp : public ::testing::TestWithParam<prim::Op> {};
+
+TEST_P(FaultOnOp, GrowthFailureRollsBack) {
+  Rig r;
+  void* keep = r.dev->alloc(2 * kPage, nullptr);
+  fill(r.dev->backend(), keep, 2 * kPage, 1);
+  const auto handles = r.host->live_handles(), ranges = r.host->live_reservations(), maps = r.host->live_mappings();
+  for (int nth : {1, 2, 3}) {
+    r.faulty->fail_nth(GetParam(), nth);
+    std::string msg;
+    void* got = nullptr;
+    Errc e = error_of([&] { got = r.dev->alloc(5 * kPage, nullptr); }, &msg);
+    r.faulty->stop_failing();
+    if (e == Errc::ok) {  // the op was called fewer than nth times
+      r.dev->free(got);
+      r.dev->empty_cache();
+      continue;
+    }
+    EXPECT_NE(msg.find("injected fault"), std::string::npos) << msg;
+    ASSERT_NO_THROW(r.dev->check());
+    EXPECT_EQ(r.host->live_handles(), handles) << "leaked physical pages";
+    EXPECT_EQ(r.host->live_reservations(), ranges) << "leaked reservations";
+    EXPECT_EQ(r.host->live_mappings(), maps) << "leaked mappings";
+    EXPECT_TRUE(holds(r.dev->backend(), keep, 2 * kPage, 1));
+  }
+  void* p = r.dev->alloc(5 * kPage, nullptr);  // works once faults stop
+  r.dev->free(p);
+  r.dev->free(keep);
+  r.dev->empty_cache();
+  EXPECT_EQ(r.host->live_handles(), 0u);
+  EXPECT_EQ(r.host->live_reservations(), 0u);
+}
+
+TEST_P(FaultOnOp, StitchFailureRollsBack) {
+  Rig r;
+  void* b[4];
+  for (auto& x : b) x = r.dev->alloc(kPage, nullptr);
+  r.dev->free(b[0]);
+  r.dev->free(b[2]);
+  const auto handles = r.host->live_handles(), ranges = r.host->live_reservations(), maps = r.host->live_mappings();
+  r.faulty->fail_nth(GetParam(), 1);
+  Errc e = error_of([&] { r.dev->alloc(2 * kPage, nullptr); });
+  r.faulty->stop_failing();
+  if (e != Errc::ok) {
+    r.dev->check();
+    EXPECT_EQ(r.host->live_handles(), handles);
+    EXPECT_EQ(r.host->live_reservations(), ranges);
+    EXPECT_EQ(r.host->live_mappings(), maps);
+    void* s = r.dev->alloc(2 * kPage, nullptr);  // the two free pages are still there
+    EXPECT_EQ(r.dev->stats().reserved.current, 4 * kPage);
+    r.dev->free(s);
+  }
+  r.dev->free(b[1]);
+  r.dev->free(b[3]);
+  r.dev->check();
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, FaultOnOp,
+                         ::testing::Values(prim::Op::reserve, prim::Op::create, prim::Op::map, prim::Op::set_access),
+                         [](const auto& p) { return std::string(prim::op_name(p.param)); });
+
+TEST(Faults, RandomFaultsDuringRandomWorkloadLeakNothing) {
+  for (bool stitch : {true, false}) {
+    Rig r(stitch);
+    std::mt19937_64 rng(42);
+    std::vector<void*> live;
+    r.faulty->fail_randomly(0.05, 7, {prim::Op::reserve, prim::Op::create, prim::Op::map, prim::Op::set_access});
+    int failures = 0;
+    for (int i = 0; i < 4000; ++i) {
+      if (live.empty() || rng() % 5 < 3) {
+        std::size_t n = rng() % 2 ? 1 + rng() % 8000 : kPage * (1 + rng() % 6);
+        void* p = nullptr;
+        if (error_of([&] { p = r.dev->alloc(n, nullptr); }) != Errc::ok) {
+          ++failures;
+        } else {
+          live.push_back(p);
+        }
+      } else {
+        std::size_t j = rng() % live.size();
+        r.dev->free(live[j]);
+        live.erase(live.begin() + static_cast<long>(j));
+      }
+      if (i % 50 == 0) ASSERT_NO_THROW(r.dev->check()) << "step " << i;
+    }
+    r.faulty->stop_failing();
+    EXPECT_GT(failures, 0);
+    EXPECT_GT(r.faulty->faults_injected(), 0u);
+    for (void* p : live) r.dev->free(p);
+    r.dev->check();
+    r.dev->empty_cache();
+    EXPECT_EQ(r.host->live_handles(), 0u) << "pages leaked";
+    EXPECT_EQ(r.host->live_reservations(), 0u) << "ranges leaked";
+    EXPECT_EQ(r.host->live_mappings(), 0u);
+  }
+}
+
+TEST(Faults, DestroyingWithLiveAllocationsReleasesEverything) {
+  prim::HostBackend host(0, kPage, 0);
+  {
+    Options o;
+    o.backend = "host";
+    o.small_max = kPage / 4;
+    core::Allocator a(host, o);
+    for (int i = 0; i < 10; ++i) a.alloc(kPage * (1 + i % 3), nullptr);
+    a.alloc(100, nullptr);
+    void* f = a.alloc(3 * kPage, nullptr);
+    a.free(f);
+    EXPECT_GT(host.live_handles(), 0u);
+  }
+  EXPECT_EQ(host.live_handles(), 0u);
+  EXPECT_EQ(host.live_reservations(), 0u);
+  EXPECT_EQ(host.live_mappings(), 0u);
+}
+
+}  // namespace
+}  // namespace memlake::test

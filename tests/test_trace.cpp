@@ -1,0 +1,141 @@
+// Trace reading and replay.
+#include <cstdio>
+#include <fstream>
+
+#include "support.h"
+#include "trace/replay.h"
+#include "trace/trace.h"
+
+namespace memlake::test {
+namespace {
+
+std::string tmp_path(const std::string& name) {
+  return ::testing::TempDir() + "memlake_" + std::to_string(::getpid()) + "_" + name;
+}
+
+std::string write_text(const std::string& name, const std::string& body) {
+  std::string p = tmp_path(name);
+  std::ofstream(p) << body;
+  return p;
+}
+
+TEST(Trace, ReadsPlainAndGzipAlike) {
+  const std::string gz = tmp_path("t.csv.gz");
+  {
+    trace::Writer w(gz);
+    w.write({trace::Action::segment_alloc, 0, 0x1000, 4 << 20, 0, 0});
+    w.write({trace::Action::allocate, 1, 0x1000, 3 << 20, 0, 0});
+    w.write({trace::Action::free, 2, 0x1000, 3 << 20, 0, 0});
+  }
+  trace::Reader r(gz);
+  trace::Event e;
+  ASSERT_TRUE(r.next(e));
+  EXPECT_EQ(e.action, trace::Action::segment_alloc);
+  ASSERT_TRUE(r.next(e));
+  EXPECT_EQ(e.action, trace::Action::allocate);
+  EXPECT_EQ(e.ptr, 0x1000u);
+  EXPECT_EQ(e.size, 3u << 20);
+  EXPECT_EQ(e.time_us, 1u);
+  ASSERT_TRUE(r.next(e));
+  EXPECT_FALSE(r.next(e));
+  std::remove(gz.c_str());
+}
+
+TEST(Trace, BrokenLineNamesItsLineNumberAndReaderGoesOn) {
+  auto p = write_text("bad.csv",
+                      "Thread,Time,Action,Pointer,Size,Stream\n"
+                      "0,0,allocate,0x10,100,0\n"
+                      "0,1,allocate,0x20,12ab,0\n"
+                      "0,2,resize,0x20,5,0\n"
+                      "0,3,free\n"
+                      "0,4,free,0x10,100,0\n");
+  trace::Reader r(p);
+  trace::Event e;
+  ASSERT_TRUE(r.next(e));
+  std::string msg;
+  EXPECT_EQ(error_of([&] { r.next(e); }, &msg), Errc::invalid_argument);
+  EXPECT_NE(msg.find(":3:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("bad size"), std::string::npos) << msg;
+  EXPECT_EQ(error_of([&] { r.next(e); }, &msg), Errc::invalid_argument);
+  EXPECT_NE(msg.find(":4: unknown action 'resize'"), std::string::npos) << msg;
+  EXPECT_EQ(error_of([&] { r.next(e); }, &msg), Errc::invalid_argument);
+  EXPECT_NE(msg.find(":5: expected 6 fields, found 3"), std::string::npos) << msg;
+  ASSERT_TRUE(r.next(e));
+  EXPECT_EQ(e.action, trace::Action::free);
+  std::remove(p.c_str());
+}
+
+TEST(Trace, HeaderWithoutRequiredColumnsIsRejected) {
+  auto p = write_text("hdr.csv", "a,b,c\n1,2,3\n");
+  std::string msg;
+  EXPECT_EQ(error_of([&] { trace::Reader r(p); }, &msg), Errc::invalid_argument);
+  EXPECT_NE(msg.find("lacks a required column"), std::string::npos) << msg;
+  EXPECT_EQ(error_of([&] { trace::Reader r(tmp_path("missing.csv")); }, &msg), Errc::invalid_argument);
+  std::remove(p.c_str());
+}
+
+TEST(Replay, MeasuresUtilizationAndNativeBaseline) {
+  // Fragmenting pattern: 8 x 1 MiB-and-a-bit live, free every other, then
+  // ask for 4 x 2-page blocks: a non-stitching allocator must grow.
+  std::string body = "Thread,Time,Action,Pointer,Size,Stream\n0,0,segment_alloc,0x0,67108864,0\n";
+  const std::uint64_t page = 2 << 20;
+  for (int i = 0; i < 8; ++i) body += "0,1,allocate," + std::to_string(0x100000000ull + i * page) + "," + std::to_string(page) + ",0\n";
+  for (int i = 0; i < 8; i += 2) body += "0,2,free," + std::to_string(0x100000000ull + i * page) + "," + std::to_string(page) + ",0\n";
+  for (int i = 0; i < 2; ++i) body += "0,3,allocate," + std::to_string(0x200000000ull + i * 2 * page) + "," + std::to_string(2 * page) + ",0\n";
+  auto p = write_text("frag.csv", body);
+  trace::ReplayConfig cfg;
+  cfg.options.backend = "host";
+  cfg.check = true;
+  auto r = trace::replay(p, cfg);
+  EXPECT_EQ(r.allocs, 10u);
+  EXPECT_EQ(r.peak_live, 8 * page);
+  EXPECT_EQ(r.stats.reserved.peak, 8 * page) << "stitching reuses the four freed pages";
+  EXPECT_DOUBLE_EQ(r.utilization, 1.0);
+  EXPECT_EQ(r.native_peak_reserved, 64u << 20);
+  EXPECT_EQ(r.stats.stitches, 2u);
+  cfg.options.stitch = false;
+  auto n = trace::replay(p, cfg);
+  EXPECT_EQ(n.stats.reserved.peak, 12 * page) << "without stitching the 2-page blocks need new memory";
+  EXPECT_NE(trace::replay_json(r).find("\"utilization\":1.000000"), std::string::npos);
+  EXPECT_NE(trace::replay_text(r).find("utilization       1.0000"), std::string::npos);
+  std::remove(p.c_str());
+}
+
+TEST(Replay, MalformedLineStopsWithItsNumber) {
+  auto p = write_text("stop.csv",
+                      "Thread,Time,Action,Pointer,Size,Stream\n0,0,allocate,0x10,4096,0\n0,1,allocate,0x10,4096,0\n");
+  trace::ReplayConfig cfg;
+  cfg.options.backend = "host";
+  std::string msg;
+  EXPECT_EQ(error_of([&] { trace::replay(p, cfg); }, &msg), Errc::invalid_argument);
+  EXPECT_NE(msg.find(":3: pointer 0x10 allocated twice"), std::string::npos) << msg;
+  std::remove(p.c_str());
+}
+
+TEST(Replay, CapTurnsIntoCountedOutOfMemory) {
+  auto p = write_text("cap.csv",
+                      "Thread,Time,Action,Pointer,Size,Stream\n0,0,allocate,0x10,4194304,0\n"
+                      "0,1,allocate,0x20,4194304,0\n0,2,free,0x20,4194304,0\n0,3,free,0x10,4194304,0\n");
+  trace::ReplayConfig cfg;
+  cfg.options.backend = "host";
+  cfg.options.memory_cap = 6 << 20;
+  auto r = trace::replay(p, cfg);
+  EXPECT_EQ(r.ooms, 1u);
+  EXPECT_EQ(r.unmatched_frees, 1u) << "the free of the refused allocation";
+  EXPECT_EQ(r.stats.num_ooms, 1u);
+  std::remove(p.c_str());
+}
+
+TEST(Replay, SharedTraceIfPresent) {
+  const std::string p = MEMLAKE_SHARED_TRACES "/opt13b-LR.csv.gz";
+  if (!std::ifstream(p)) GTEST_SKIP() << "no shared trace at " << p;
+  trace::ReplayConfig cfg;
+  cfg.options.backend = "host";
+  cfg.check = true;
+  auto r = trace::replay(p, cfg);
+  EXPECT_EQ(r.allocs, 22328u);
+  EXPECT_GE(r.utilization, 0.97);
+}
+
+}  // namespace
+}  // namespace memlake::test
