@@ -112,16 +112,31 @@ void PagePool::unidle(ViewId v) {
 
 Span PagePool::mark_busy(ViewId v, std::uint32_t first, std::uint32_t n) {
   View& w = views_[v];
-  std::vector<PageId> changed(w.slots.begin() + first, w.slots.begin() + first + n);
-  for (PageId p : changed) {
-    Page& pg = pages_[p];
+  bool aliased = false;
+  for (std::uint32_t i = first; i < first + n; ++i) {
+    Page& pg = pages_[w.slots[i]];
     pg.busy = true;
     --free_pages_;
     --free_by_tag(pg.tag);
+    aliased |= pg.maps.size() > 1;
   }
   if (w.spans++ == 0) unidle(v);
-  reindex_views_of(changed);
+  reindex(v);
+  if (aliased) reindex_aliases(v, first, n);
   return Span{v, first, n, w.va + first * page_};
+}
+
+void PagePool::reindex_aliases(ViewId v, std::uint32_t first, std::uint32_t n) {
+  const std::uint32_t m = next_mark();
+  views_[v].mark = m;
+  for (std::uint32_t i = first; i < first + n; ++i)
+    for (auto [o, slot] : pages_[views_[v].slots[i]].maps) {
+      (void)slot;
+      if (views_[o].mark != m) {
+        views_[o].mark = m;
+        reindex(o);
+      }
+    }
 }
 
 std::optional<Span> PagePool::take_fit(std::uint32_t n, Tag tag, TakeInfo* info) {
@@ -244,45 +259,55 @@ Span PagePool::take_stitched(std::uint32_t n, Tag tag, std::uint32_t reuse_max, 
   return mark_busy(v, 0, n);
 }
 
-void PagePool::set_page_free(PageId p, Tag tag, std::uint64_t seq) {
-  Page& pg = pages_[p];
-  pg.busy = false;
-  pg.tag = tag;
-  pg.seq = seq;
-  ++free_pages_;
-  ++free_by_tag(tag);
-  if (tag != kGlobal) {
-    if (tag >= unsettled_.size()) {
-      unsettled_.resize(tag + 1);
-      unsettled_head_.resize(tag + 1, 0);
-    }
-    unsettled_[tag].emplace_back(seq, p);
+void PagePool::push_unsettled(Tag tag, const Unsettled& u) {
+  if (tag >= unsettled_.size()) {
+    unsettled_.resize(tag + 1);
+    unsettled_head_.resize(tag + 1, 0);
   }
+  unsettled_[tag].push_back(u);
 }
 
 void PagePool::give_back(const Span& s, Tag tag, std::uint64_t seq) {
   View& w = views_[s.view];
   if (!w.live || w.spans == 0 || s.first + s.count > w.slots.size()) broken("give_back of a span that is not live");
-  std::vector<PageId> changed(w.slots.begin() + s.first, w.slots.begin() + s.first + s.count);
-  for (PageId p : changed) set_page_free(p, tag, seq);
+  bool aliased = false;
+  for (std::uint32_t i = s.first; i < s.first + s.count; ++i) {
+    Page& pg = pages_[w.slots[i]];
+    pg.busy = false;
+    pg.tag = tag;
+    pg.seq = seq;
+    ++free_pages_;
+    ++free_by_tag(tag);
+    aliased |= pg.maps.size() > 1;
+  }
+  if (tag != kGlobal) push_unsettled(tag, Unsettled{seq, s.view, s.first, s.count});
   auto lf = std::find_if(w.last_free.begin(), w.last_free.end(), [&](auto& e) { return e.first == tag; });
   if (lf == w.last_free.end())
     w.last_free.emplace_back(tag, seq);
   else
     lf->second = seq;
   if (--w.spans == 0) idle(s.view);
-  reindex_views_of(changed);
+  reindex(s.view);
+  if (aliased) reindex_aliases(s.view, s.first, s.count);
+}
+
+bool PagePool::unsettled_page(PageId p, Tag tag, std::uint64_t seq) const {
+  const Page& pg = pages_[p];
+  return pg.live && !pg.busy && pg.tag == tag && pg.seq == seq;
 }
 
 void PagePool::prune(Tag tag) {
   if (tag >= unsettled_.size()) return;
   auto& q = unsettled_[tag];
   std::size_t& h = unsettled_head_[tag];
-  while (h < q.size()) {
-    const Page& pg = pages_[q[h].second];
-    if (pg.live && !pg.busy && pg.tag == tag && pg.seq == q[h].first) break;
-    ++h;
-  }
+  auto live_entry = [&](const Unsettled& u) {
+    const View& w = views_[u.view];
+    if (!w.live || u.first + u.count > w.slots.size()) return false;
+    for (std::uint32_t i = u.first; i < u.first + u.count; ++i)
+      if (w.slots[i] != kHole && unsettled_page(w.slots[i], tag, u.seq)) return true;
+    return false;
+  };
+  while (h < q.size() && !live_entry(q[h])) ++h;
   if (h == q.size()) {
     q.clear();
     h = 0;
@@ -294,13 +319,9 @@ void PagePool::prune(Tag tag) {
 
 void PagePool::settle(Tag tag, std::uint64_t done) {
   if (tag == kGlobal || tag >= unsettled_.size()) return;
-  auto& q = unsettled_[tag];
-  std::size_t& h = unsettled_head_[tag];
   std::vector<PageId> changed;
-  for (; h < q.size() && q[h].first <= done; ++h) {
-    PageId p = q[h].second;
+  auto retag = [&](PageId p) {
     Page& pg = pages_[p];
-    if (!(pg.live && !pg.busy && pg.tag == tag && pg.seq == q[h].first)) continue;  // stale entry
     --free_by_tag(tag);
     ++free_by_tag(kGlobal);
     if (pg.maps.empty()) {
@@ -309,15 +330,33 @@ void PagePool::settle(Tag tag, std::uint64_t done) {
     }
     pg.tag = kGlobal;
     changed.push_back(p);
+  };
+  auto& q = unsettled_[tag];
+  std::size_t& h = unsettled_head_[tag];
+  for (; h < q.size() && q[h].seq <= done; ++h) {
+    const Unsettled u = q[h];
+    const View& w = views_[u.view];
+    if (!w.live || u.first + u.count > w.slots.size()) continue;  // stale entry
+    for (std::uint32_t i = u.first; i < u.first + u.count; ++i)
+      if (w.slots[i] != kHole && unsettled_page(w.slots[i], tag, u.seq)) retag(w.slots[i]);
   }
+  // Orphans lost the view their entry named.
+  std::vector<PageId> orphaned;
+  for (auto it = orphans_.lower_bound({tag, 0}); it != orphans_.end() && it->first == tag; ++it)
+    if (pages_[it->second].seq <= done) orphaned.push_back(it->second);
+  for (PageId p : orphaned) retag(p);
   prune(tag);
   reindex_views_of(changed);
 }
 
 std::uint64_t PagePool::oldest_unsettled(Tag tag) {
   prune(tag);
-  if (tag >= unsettled_.size() || unsettled_[tag].empty()) return 0;
-  return unsettled_[tag][unsettled_head_[tag]].first;
+  std::uint64_t oldest = 0;
+  if (tag < unsettled_.size() && !unsettled_[tag].empty()) oldest = unsettled_[tag][unsettled_head_[tag]].seq;
+  auto it = orphans_.lower_bound({tag, 0});
+  for (; it != orphans_.end() && it->first == tag; ++it)
+    if (!oldest || pages_[it->second].seq < oldest) oldest = pages_[it->second].seq;
+  return oldest;
 }
 
 std::vector<Tag> PagePool::tags_with_unsettled() {
@@ -343,6 +382,12 @@ void PagePool::unmap_slots(View& w, std::uint32_t from, std::uint32_t to) {
   be_.unmap(w.va + from * page_, (to - from) * page_);
   const ViewId v = static_cast<ViewId>(&w - views_.data());
   for (std::uint32_t i = from; i < to; ++i) {
+    const Page& pg = pages_[w.slots[i]];
+    if (!pg.busy && pg.tag != kGlobal && pg.maps.size() > 1) {
+      // Its settle entry may name this view: name one of its other views.
+      auto other = pg.maps[0].first == v ? pg.maps[1] : pg.maps[0];
+      push_unsettled(pg.tag, Unsettled{pg.seq, other.first, other.second, 1});
+    }
     detach(w.slots[i], v);
     w.slots[i] = kHole;
     ++w.holes;

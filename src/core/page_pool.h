@@ -144,11 +144,22 @@ class PagePool {
     bool in_lru = false;
   };
 
+  // Per tag, in free order: spans whose pages were freed under that tag and
+  // may still carry it, for settle(). Entries go stale harmlessly.
+  struct Unsettled {
+    std::uint64_t seq;
+    ViewId view;
+    std::uint32_t first, count;
+  };
   PageId new_page_id();
   ViewId new_view_id();
   void reindex(ViewId v);
   void reindex_views_of(const std::vector<PageId>& pages);
-  void set_page_free(PageId p, Tag tag, std::uint64_t seq);
+  // Re-index the views other than v that alias slots [first, first+n) of v.
+  void reindex_aliases(ViewId v, std::uint32_t first, std::uint32_t n);
+  bool unsettled_page(PageId p, Tag tag, std::uint64_t seq) const;
+  void push_unsettled(Tag tag, const Unsettled& u);
+
   void destroy_view(ViewId v);
   void unmap_slots(View& view, std::uint32_t from, std::uint32_t to);
   void detach(PageId p, ViewId v);
@@ -170,8 +181,7 @@ class PagePool {
   std::set<RunKey> runs_;
   std::set<std::pair<Tag, PageId>> orphans_;  // FREE pages mapped nowhere
   std::list<ViewId> lru_;                      // idle views, oldest first
-  // Per tag: (seq, page) in free order, for settle(). Lazily pruned.
-  std::vector<std::vector<std::pair<std::uint64_t, PageId>>> unsettled_;
+  std::vector<std::vector<Unsettled>> unsettled_;
   std::vector<std::size_t> unsettled_head_;
   std::vector<std::size_t> free_by_tag_;  // FREE pages per tag
   std::size_t pages_live_ = 0, free_pages_ = 0, slots_mapped_ = 0, views_live_ = 0;
