@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/options.h"
 #include "memlake/memlake.h"
+#include "bench/alloc_bench.h"
 #include "trace/replay.h"
 
 namespace {
@@ -22,6 +23,7 @@ const char* kUsage =
     "\n"
     "commands:\n"
     "  replay TRACE   replay an RMM-style allocation log (.csv or .csv.gz) through memlake\n"
+    "  bench alloc    allocator micro-benchmarks: hot path, stitch and growth cost\n"
     "  options        print the configuration table (MEMLAKE_* variables)\n"
     "  version        print the version\n"
     "\n"
@@ -34,7 +36,9 @@ const char* kUsage =
     "  --device N              device ordinal (default 0)\n"
     "  --json                  machine-readable output\n"
     "  --progress/--no-progress  progress on stderr (default: when stderr is a terminal)\n"
-    "  --check                 verify the allocator's internal consistency at the end\n";
+    "  --check                 verify the allocator's internal consistency at the end\n"
+    "\n"
+    "bench alloc options: --backend host|cuda, --granularity SIZE, --quick, --json\n";
 
 int usage_error(const std::string& msg) {
   std::fprintf(stderr, "memlake: %s\n\n%s", msg.c_str(), kUsage);
@@ -113,6 +117,29 @@ int cmd_replay(const std::vector<std::string>& args) {
   }
 }
 
+int cmd_bench(const std::vector<std::string>& args) {
+  if (args.empty() || args[0] != "alloc") return usage_error("bench needs a subject: alloc");
+  memlake::Options o;
+  o.backend = "host";
+  bool quick = false, json = false;
+  try {
+    for (std::size_t i = 1; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      if ((a == "--backend" || a == "--granularity") && i + 1 < args.size())
+        o.set(a.substr(2), args[++i]);
+      else if (a == "--quick") quick = true;
+      else if (a == "--json") json = true;
+      else return usage_error("unknown bench option " + a);
+    }
+    auto s = memlake::bench::run_all(o, quick);
+    std::fputs((json ? memlake::bench::samples_json(s) + "\n" : memlake::bench::samples_table(s)).c_str(), stdout);
+    return 0;
+  } catch (const memlake::Error& e) {
+    std::fprintf(stderr, "memlake bench: %s\n", e.what());
+    return e.code() == memlake::Errc::invalid_argument ? 2 : 1;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -120,6 +147,7 @@ int main(int argc, char** argv) {
   std::string cmd = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
   if (cmd == "replay") return cmd_replay(args);
+  if (cmd == "bench") return cmd_bench(args);
   if (cmd == "options") return cmd_options(!args.empty() && args[0] == "--markdown");
   if (cmd == "version" || cmd == "--version") {
     std::printf("memlake %s\n", memlake_version());

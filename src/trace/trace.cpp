@@ -1,7 +1,6 @@
 #include "trace/trace.h"
 
 #include <sys/stat.h>
-#include <zlib.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -9,6 +8,38 @@
 #include <vector>
 
 #include "core/error.h"
+
+#if MEMLAKE_HAVE_ZLIB
+#include <zlib.h>
+#else
+// Without zlib: plain CSV through stdio, with the same small interface.
+namespace {
+using gzFile = FILE*;
+constexpr int Z_OK = 0, Z_BUF_ERROR = -5;
+gzFile gzopen(const char* path, const char* mode) {
+  FILE* f = std::fopen(path, mode);
+  if (f && mode[0] == 'r') {
+    int a = std::fgetc(f), b = std::fgetc(f);
+    if (a == 0x1f && b == 0x8b) {
+      std::fclose(f);
+      memlake::throw_error(memlake::Errc::invalid_argument,
+                           std::string("'") + path + "' is gzip-compressed and memlake was built without zlib");
+    }
+    std::rewind(f);
+  }
+  return f;
+}
+int gzbuffer(gzFile, unsigned) { return 0; }
+int gzclose(gzFile f) { return std::fclose(f); }
+char* gzgets(gzFile f, char* buf, int len) { return std::fgets(buf, len, f); }
+const char* gzerror(gzFile f, int* err) {
+  *err = std::ferror(f) ? -1 : Z_OK;
+  return "read error";
+}
+long gzoffset(gzFile f) { return std::ftell(f); }
+int gzputs(gzFile f, const char* s) { return std::fputs(s, f); }
+}  // namespace
+#endif
 
 namespace memlake::trace {
 namespace {

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The GPU validation run (used through the device tool; works on any CUDA
+# machine): builds memlake, runs the whole GoogleTest suite (cuda instances
+# included), replays the traces on the cuda backend and runs the allocator
+# benchmarks on both backends. Results go to ${OUT:-out}/.
+#   scripts/gpu_suite.sh [TRACE_DIR] [GTEST_SOURCE_DIR]
+set -uo pipefail
+out=${OUT:-out}; mkdir -p "$out"
+traces=${1:-../shared/traces}
+gtest=${2:-/usr/src/googletest}
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMLAKE_GTEST_SOURCE_DIR="$gtest" \
+  -DMEMLAKE_BUILD_BENCHMARKS=OFF > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+cmake --build build-gpu -j"$(nproc)" > "$out/build.log" 2>&1 || { grep -B2 -A8 error "$out/build.log" | head -60; exit 1; }
+./build-gpu/tests/memlake_tests 2>&1 > "$out/tests.log"; rc=$?
+grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/tests.log" | head -40; tail -3 "$out/tests.log"
+for t in "$traces"/*.csv.gz; do
+  n=$(basename "$t" .csv.gz)
+  ./build-gpu/memlake replay "$t" --backend cuda --check > "$out/replay_cuda_$n.txt" 2>&1
+  ./build-gpu/memlake replay "$t" --backend host > "$out/replay_host_$n.txt" 2>&1
+  echo "== $n (cuda)"; cat "$out/replay_cuda_$n.txt"
+done
+./build-gpu/memlake bench alloc --backend cuda | tee "$out/bench_cuda.txt"
+./build-gpu/memlake bench alloc --backend host > "$out/bench_host.txt"
+exit $rc
