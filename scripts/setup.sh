@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs what memlake needs to build and test (Debian/Ubuntu), then builds
+# it in ./build. Safe to re-run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  pkgs="cmake ninja-build g++ make zlib1g-dev libgtest-dev libbenchmark-dev python3"
+  missing=""
+  for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+  if [ -n "$missing" ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing
+  fi
+fi
+gen=""; command -v ninja >/dev/null && gen="-G Ninja"
+cmake -S . -B build $gen -DCMAKE_BUILD_TYPE=Release "$@"
+cmake --build build -j"$(nproc)"
