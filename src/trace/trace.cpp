@@ -99,8 +99,18 @@ Reader::Reader(const std::string& path) : path_(path) {
   gz_ = gzopen(path.c_str(), "rb");
   if (!gz_) throw_error(Errc::invalid_argument, "cannot open trace '" + path + "'");
   gzbuffer(static_cast<gzFile>(gz_), 1 << 18);
+  try {
+    read_header();
+  } catch (...) {
+    gzclose(static_cast<gzFile>(gz_));  // the destructor does not run for a throwing constructor
+    gz_ = nullptr;
+    throw;
+  }
+}
+
+void Reader::read_header() {
   std::string header;
-  if (!read_line(header)) throw_error(Errc::invalid_argument, path + ": empty trace (no header line)");
+  if (!read_line(header)) throw_error(Errc::invalid_argument, path_ + ": empty trace (no header line)");
   auto cols = split(header);
   ncols_ = static_cast<int>(cols.size());
   for (int i = 0; i < ncols_; ++i) {
@@ -113,7 +123,7 @@ Reader::Reader(const std::string& path) : path_(path) {
     else if (c == "Stream") col_stream_ = i;
   }
   if (col_action_ < 0 || col_ptr_ < 0 || col_size_ < 0)
-    throw_error(Errc::invalid_argument, path + ":1: header '" + header +
+    throw_error(Errc::invalid_argument, path_ + ":1: header '" + header +
                                             "' lacks a required column (need Action, Pointer, Size; "
                                             "expected Thread,Time,Action,Pointer,Size,Stream)");
 }

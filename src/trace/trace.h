@@ -39,6 +39,7 @@ class Reader {
 
  private:
   bool read_line(std::string& out);
+  void read_header();
   std::string path_;
   void* gz_ = nullptr;
   std::uint64_t file_size_ = 0;
