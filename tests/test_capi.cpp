@@ -115,6 +115,20 @@ TEST(CApi, TorchSignaturesUseTheDefaultAllocator) {
   memlake_torch_free(p, 3 << 20, 0, nullptr);
   ASSERT_EQ(memlake_get_stats(memlake_default(), 0, &s), MEMLAKE_OK);
   EXPECT_EQ(s.active_blocks.current, 0u);
+  EXPECT_EQ(memlake_default_init(nullptr), MEMLAKE_ERROR_INVALID_ARGUMENT) << "too late: it exists";
+
+  // Out of memory: the pool entry point returns NULL, the full-swap one throws.
+  ASSERT_EQ(memlake_set_memory_cap(memlake_default(), 8 << 20), MEMLAKE_OK);
+  EXPECT_EQ(memlake_torch_pool_malloc(64 << 20, 0, nullptr), nullptr);
+  EXPECT_NE(std::string(memlake_last_error()).find("out of memory"), std::string::npos);
+  try {
+    memlake_torch_malloc(64 << 20, 0, nullptr);
+    ADD_FAILURE() << "memlake_torch_malloc returned on out-of-memory";
+  } catch (const std::exception& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("memlake: CUDA out of memory. cannot allocate 64.00 MiB", 0), 0u) << e.what();
+  }
+  EXPECT_EQ(memlake_torch_malloc(0, 0, nullptr), nullptr) << "size 0 is not an error";
+  memlake_set_memory_cap(memlake_default(), 0);
 }
 
 }  // namespace

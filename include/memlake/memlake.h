@@ -46,6 +46,8 @@ memlake_status memlake_options_set(memlake_options* o, const char* key, const ch
 /* Writes the value as text into buf (NUL-terminated); returns the length needed. */
 size_t memlake_options_get(const memlake_options* o, const char* key, char* buf, size_t len);
 void memlake_options_destroy(memlake_options* o);
+/* Key of option number i (0, 1, ...), NULL past the last. */
+const char* memlake_option_key(int i);
 
 /* opts may be NULL: defaults plus the MEMLAKE_* environment. Devices are
  * set up lazily, on first use. */
@@ -97,14 +99,34 @@ size_t memlake_stats_json(memlake_allocator* a, char* buf, size_t len);
 const char* memlake_last_error(void);
 const char* memlake_version(void);
 
-/* ---- The process-wide default allocator (created on first use from the
- * MEMLAKE_* environment) and PyTorch's pluggable-allocator signatures:
+/* ---- The process-wide default allocator and PyTorch's pluggable-allocator
+ * signatures.
+ *
+ * memlake_default() creates the default allocator on first use, from the
+ * MEMLAKE_* environment, unless memlake_default_init() configured it
+ * before. memlake_default_init() fails with INVALID_ARGUMENT once the
+ * default exists.
+ *
+ * Two allocation entry points exist, because PyTorch treats failures
+ * differently on its two paths:
+ *  - memlake_torch_malloc: for change_current_allocator (memlake replaces
+ *    PyTorch's allocator). PyTorch does not check this pointer, so on
+ *    failure this function throws a C++ exception (std::runtime_error whose
+ *    message begins "memlake: CUDA out of memory"), which PyTorch raises in
+ *    Python as RuntimeError. It never returns NULL for size > 0. C callers
+ *    must use memlake_alloc instead. It refuses (throws) while the stream is
+ *    being captured into a CUDA graph: memory freed during a capture would
+ *    be reused while the graph still uses it.
+ *  - memlake_torch_pool_malloc: for torch.cuda.MemPool (PyTorch's caching
+ *    allocator on top asks memlake for segments). Returns NULL on failure:
+ *    PyTorch then frees its cache, retries, and raises
+ *    torch.OutOfMemoryError. memlake_last_error() gives memlake's reason.
  *   torch.cuda.memory.CUDAPluggableAllocator(path_to_libmemlake.so,
- *       "memlake_torch_malloc", "memlake_torch_free")
- * On failure memlake_torch_malloc returns NULL (PyTorch raises) and the
- * reason is in memlake_last_error(). */
+ *       "memlake_torch_malloc", "memlake_torch_free") */
 memlake_allocator* memlake_default(void);
+memlake_status memlake_default_init(const memlake_options* opts);
 void* memlake_torch_malloc(ssize_t size, int device, void* stream);
+void* memlake_torch_pool_malloc(ssize_t size, int device, void* stream);
 void memlake_torch_free(void* ptr, size_t size, int device, void* stream);
 
 #ifdef __cplusplus

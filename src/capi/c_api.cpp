@@ -126,6 +126,11 @@ size_t memlake_options_get(const memlake_options* o, const char* key, char* buf,
 
 void memlake_options_destroy(memlake_options* o) { delete o; }
 
+const char* memlake_option_key(int i) {
+  const auto& t = memlake::option_table();
+  return i >= 0 && static_cast<std::size_t>(i) < t.size() ? t[i].key : nullptr;
+}
+
 memlake_status memlake_create(const memlake_options* opts, memlake_allocator** out) {
   if (!out) return null_arg("out");
   return guarded([&] {
@@ -156,7 +161,8 @@ memlake_status memlake_free(memlake_allocator* a, void* ptr, int device, void* s
     DeviceAllocator* d = a->existing(device);
     if (!d)
       memlake::throw_error(Errc::invalid_argument, "free(" + memlake::hex_ptr(reinterpret_cast<std::uintptr_t>(ptr)) +
-                                                       "): device " + std::to_string(device) + " has no allocations");
+                                                       "): not a live allocation: device " + std::to_string(device) +
+                                                       " has no allocations (double free or foreign pointer)");
     d->free(ptr);
   });
 }
@@ -227,21 +233,37 @@ const char* memlake_last_error(void) { return t_last_error.c_str(); }
 const char* memlake_version(void) { return "0.1.0"; }
 
 namespace {
+std::mutex g_default_mu;
+memlake_allocator* g_default = nullptr;
 std::string g_default_error;  // why the default allocator could not be made
-}
+
+struct TorchOutOfMemory : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+}  // namespace
 
 memlake_allocator* memlake_default(void) {
-  static memlake_allocator* inst = [] {
-    memlake_allocator* a = nullptr;
-    if (memlake_create(nullptr, &a) != MEMLAKE_OK) g_default_error = "memlake default allocator: " + t_last_error;
-    return a;
-  }();
+  std::lock_guard<std::mutex> g(g_default_mu);
+  if (!g_default && g_default_error.empty()) {
+    if (memlake_create(nullptr, &g_default) != MEMLAKE_OK) g_default_error = "memlake default allocator: " + t_last_error;
+  }
   // Intentionally never destroyed: frameworks free tensors during exit.
-  if (!inst) t_last_error = g_default_error;
-  return inst;
+  if (!g_default) t_last_error = g_default_error;
+  return g_default;
 }
 
-void* memlake_torch_malloc(ssize_t size, int device, void* stream) {
+memlake_status memlake_default_init(const memlake_options* opts) {
+  std::lock_guard<std::mutex> g(g_default_mu);
+  if (g_default) {
+    t_last_error = "the default allocator already exists (configure it before its first use)";
+    return MEMLAKE_ERROR_INVALID_ARGUMENT;
+  }
+  memlake_status s = memlake_create(opts, &g_default);
+  if (s == MEMLAKE_OK) g_default_error.clear();
+  return s;
+}
+
+void* memlake_torch_pool_malloc(ssize_t size, int device, void* stream) {
   memlake_allocator* a = memlake_default();
   if (!a) return nullptr;
   if (size < 0) {
@@ -250,6 +272,26 @@ void* memlake_torch_malloc(ssize_t size, int device, void* stream) {
   }
   void* p = nullptr;
   memlake_alloc(a, static_cast<size_t>(size), device, stream, &p);
+  return p;
+}
+
+void* memlake_torch_malloc(ssize_t size, int device, void* stream) {
+  if (memlake_allocator* a = memlake_default(); a && size > 0) {
+    bool capturing = false;
+    memlake_status s = guarded([&] { capturing = a->device(device).is_capturing(stream); });
+    if (s == MEMLAKE_OK && capturing)
+      throw std::runtime_error(
+          "memlake: allocation during CUDA graph capture is not supported with memlake.torch.enable() "
+          "(freed memory would be reused while the graph still uses it); capture under memlake.torch.pool() "
+          "or without memlake");
+  }
+  void* p = memlake_torch_pool_malloc(size, device, stream);
+  if (!p && size > 0) {
+    std::string why = t_last_error;
+    const char* prefix = "out of memory: ";
+    if (why.rfind(prefix, 0) == 0) why = why.substr(std::strlen(prefix));
+    throw TorchOutOfMemory("memlake: CUDA out of memory. " + why);
+  }
   return p;
 }
 

@@ -32,7 +32,8 @@ class DeviceAllocator {
   void reset_peaks();
   void check() const;
 
-  prim::Backend& backend() { return *counting_; }  // counted, like the allocator's calls
+  prim::Backend& backend() { return *counting_; }
+  bool is_capturing(prim::Stream s) { return counting_->is_capturing(s); }  // counted, like the allocator's calls
   int device() const { return device_; }
 
  private:

@@ -197,6 +197,11 @@ class CudaBackend final : public Backend {
     Ctx c(this);
     check(driver().cuCtxSynchronize(), "cuCtxSynchronize");
   }
+  bool is_capturing(Stream s) override {
+    CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+    check(driver().cuStreamIsCapturing(static_cast<CUstream>(s), &st), "cuStreamIsCapturing");
+    return st != CU_STREAM_CAPTURE_STATUS_NONE;
+  }
   void write(std::uintptr_t dst, const void* src, std::size_t n) override {
     Ctx c(this);
     check(driver().cuMemcpyHtoD(dst, src, n), "cuMemcpyHtoD", range(dst, n));

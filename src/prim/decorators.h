@@ -40,6 +40,7 @@ class ForwardingBackend : public Backend {
   void destroy_event(Event e) override { inner_->destroy_event(e); }
   void synchronize_stream(Stream s) override;
   void synchronize_device() override;
+  bool is_capturing(Stream s) override { return inner_->is_capturing(s); }
   void write(std::uintptr_t dst, const void* src, std::size_t n) override { inner_->write(dst, src, n); }
   void read(void* dst, std::uintptr_t src, std::size_t n) override { inner_->read(dst, src, n); }
 

@@ -47,6 +47,7 @@ class HostBackend final : public Backend {
   void destroy_event(Event e) override;
   void synchronize_stream(Stream s) override;
   void synchronize_device() override;
+  bool is_capturing(Stream) override { return false; }
 
   void write(std::uintptr_t dst, const void* src, std::size_t n) override;
   void read(void* dst, std::uintptr_t src, std::size_t n) override;

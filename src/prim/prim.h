@@ -92,6 +92,8 @@ class Backend {
   virtual void destroy_event(Event e) = 0;
   virtual void synchronize_stream(Stream s) = 0;
   virtual void synchronize_device() = 0;
+  // True while `s` is being captured into a CUDA graph (host: never).
+  virtual bool is_capturing(Stream s) = 0;
 
   // Synchronous byte copies between host memory and mapped, accessible
   // device virtual memory. Used by tests and tools, not by the allocator.

@@ -1,0 +1,309 @@
+"""memlake: a defragmenting (stitching) caching allocator over CUDA virtual memory.
+
+Pure Python over libmemlake's C ABI (ctypes); no compiled extension.
+
+    import memlake
+    memlake.torch.enable()          # before the first CUDA allocation
+    ...
+    print(memlake.summary())
+
+`Allocator` gives direct access (any backend, e.g. "host" on a CPU-only
+machine); the module-level functions act on the process-wide default
+allocator, the one PyTorch uses after memlake.torch.enable().
+"""
+import ctypes
+import json as _json
+
+from . import _native
+from ._native import lib as _lib
+
+__all__ = ["Allocator", "Error", "OutOfMemoryError", "InvalidArgumentError", "DriverError", "UnavailableError",
+           "configure", "options", "stats", "reset_peak_stats", "empty_cache", "set_memory_cap", "summary",
+           "version", "library_path"]
+
+version = _lib.memlake_version().decode()
+library_path = _native.path
+
+
+class Error(RuntimeError):
+    """Base class of memlake's errors."""
+
+
+class OutOfMemoryError(Error, MemoryError):
+    """A valid request memlake could not satisfy (memory cap or device full).
+
+    memlake.torch makes a subclass of this and torch.OutOfMemoryError."""
+
+
+class InvalidArgumentError(Error, ValueError):
+    """Misuse: double free, foreign pointer, unknown option or bad value."""
+
+
+class DriverError(Error):
+    """The CUDA driver (or the host kernel) failed."""
+
+
+class UnavailableError(Error):
+    """The backend cannot run here (no CUDA driver, no device)."""
+
+
+_ERRORS = {_native.OUT_OF_MEMORY: OutOfMemoryError, _native.INVALID_ARGUMENT: InvalidArgumentError,
+           _native.DRIVER: DriverError, _native.UNAVAILABLE: UnavailableError}
+
+
+def _check(status):
+    if status != _native.MEMLAKE_OK:
+        raise _ERRORS.get(status, Error)(_native.last_error())
+
+
+def _opt_value(v):
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    return str(v)
+
+
+class _Options:
+    """Owns a memlake_options built from defaults (or the environment) plus keyword overrides."""
+
+    def __init__(self, from_env=True, **kw):
+        self.h = ctypes.c_void_p()
+        _check(_lib.memlake_options_create(ctypes.byref(self.h), 1 if from_env else 0))
+        try:
+            for k, v in kw.items():
+                _check(_lib.memlake_options_set(self.h, k.encode(), _opt_value(v).encode()))
+        except Exception:
+            self.close()
+            raise
+
+    def get(self, key):
+        buf = ctypes.create_string_buffer(256)
+        _lib.memlake_options_get(self.h, key.encode(), buf, len(buf))
+        return buf.value.decode()
+
+    def close(self):
+        if self.h:
+            _lib.memlake_options_destroy(self.h)
+            self.h = ctypes.c_void_p()
+
+    def __del__(self):
+        self.close()
+
+
+def validate_options(**kw):
+    """Checks keyword options against memlake's table; raises InvalidArgumentError."""
+    _Options(from_env=True, **kw).close()
+
+
+def _stats_dict(s):
+    """Torch-compatible key names where the meaning matches, memlake.* for the rest."""
+    d = {
+        "allocated_bytes.all.current": s.allocated_bytes.current,
+        "allocated_bytes.all.peak": s.allocated_bytes.peak,
+        "requested_bytes.all.current": s.requested_bytes.current,
+        "requested_bytes.all.peak": s.requested_bytes.peak,
+        "reserved_bytes.all.current": s.reserved_bytes.current,
+        "reserved_bytes.all.peak": s.reserved_bytes.peak,
+        "active.all.current": s.active_blocks.current,
+        "active.all.peak": s.active_blocks.peak,
+        "allocation.all.current": s.active_blocks.current,
+        "allocation.all.peak": s.active_blocks.peak,
+        "allocation.all.allocated": s.num_allocs,
+        "allocation.all.freed": s.num_frees,
+        "num_ooms": s.num_ooms,
+        "num_device_alloc": s.primitive_calls[_native.OP_NAMES.index("create")],
+        "num_device_free": s.primitive_calls[_native.OP_NAMES.index("release")],
+        "memlake.mapped_bytes.current": s.mapped_bytes.current,
+        "memlake.mapped_bytes.peak": s.mapped_bytes.peak,
+        "memlake.small_allocs": s.small_allocs,
+        "memlake.cache_hits": s.cache_hits,
+        "memlake.stitch_reuses": s.stitch_reuses,
+        "memlake.stitches": s.stitches,
+        "memlake.grows": s.grows,
+        "memlake.pages_created": s.pages_created,
+        "memlake.views": s.views,
+        "memlake.stitched_views": s.stitched_views,
+        "memlake.small_slabs": s.small_slabs,
+        "memlake.largest_free_bytes": s.largest_free_bytes,
+        "memlake.page_size": s.page_size,
+        "memlake.memory_cap": s.memory_cap,
+    }
+    for i, name in enumerate(_native.OP_NAMES):
+        d[f"memlake.calls.{name}"] = s.primitive_calls[i]
+    peak_res = s.reserved_bytes.peak
+    d["memlake.utilization"] = (s.requested_bytes.peak / peak_res) if peak_res else 0.0
+    return d
+
+
+def _fmt(n):
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.2f} {unit}"
+        n /= 1024.0
+
+
+def _summary(d, device, where):
+    rows = [
+        ("Requested memory", "requested_bytes.all.current", "requested_bytes.all.peak", True),
+        ("Allocated memory (rounded)", "allocated_bytes.all.current", "allocated_bytes.all.peak", True),
+        ("Reserved memory (physical)", "reserved_bytes.all.current", "reserved_bytes.all.peak", True),
+        ("Mapped memory (virtual views)", "memlake.mapped_bytes.current", "memlake.mapped_bytes.peak", True),
+        ("Active allocations", "active.all.current", "active.all.peak", False),
+    ]
+    w = 75
+    out = ["=" * w, f" memlake memory summary, device {device} ({where})".ljust(w), "-" * w,
+           f" {'Metric':<32}{'Current':>20}{'Peak':>20}", "-" * w]
+    for label, cur, peak, is_bytes in rows:
+        f = _fmt if is_bytes else str
+        out.append(f" {label:<32}{f(d[cur]):>20}{f(d[peak]):>20}")
+    out.append("-" * w)
+    out.append(f" {'Utilization (peak requested / peak reserved)':<52}{d['memlake.utilization']:>20.4f}")
+    out.append(f" {'Allocations / frees / OOMs':<52}{d['allocation.all.allocated']:>9} / {d['allocation.all.freed']} / {d['num_ooms']}")
+    out.append(f" {'Cache hits (from stitched views)':<52}{d['memlake.cache_hits']:>9} ({d['memlake.stitch_reuses']})")
+    out.append(f" {'Stitches / grows (pages created)':<52}{d['memlake.stitches']:>9} / {d['memlake.grows']} ({d['memlake.pages_created']})")
+    out.append(f" {'Views (stitched) / small slabs':<52}{d['memlake.views']:>9} ({d['memlake.stitched_views']}) / {d['memlake.small_slabs']}")
+    out.append(f" {'Largest free block':<52}{_fmt(d['memlake.largest_free_bytes']):>20}")
+    cap = d["memlake.memory_cap"]
+    out.append(f" {'Memory cap':<52}{(_fmt(cap) if cap else 'none'):>20}")
+    calls = ", ".join(f"{n}={d['memlake.calls.' + n]}" for n in _native.OP_NAMES if d['memlake.calls.' + n])
+    out.append(f" Driver calls: {calls or 'none'}")
+    out.append("=" * w)
+    return "\n".join(out)
+
+
+class Allocator:
+    """A memlake allocator of its own (not the one PyTorch uses).
+
+        a = memlake.Allocator(backend="host", granularity="64K")
+        p = a.alloc(1 << 20)      # an integer address
+        a.free(p)
+    """
+
+    def __init__(self, **options):
+        o = _Options(from_env=True, **options)
+        try:
+            self._h = ctypes.c_void_p()
+            _check(_lib.memlake_create(o.h, ctypes.byref(self._h)))
+            self.backend = o.get("backend")
+        finally:
+            o.close()
+
+    def _handle(self):
+        if not self._h:
+            raise InvalidArgumentError("allocator is closed")
+        return self._h
+
+    def alloc(self, size, device=0, stream=None):
+        if size < 0:
+            raise InvalidArgumentError(f"negative size {size}")
+        p = ctypes.c_void_p()
+        _check(_lib.memlake_alloc(self._handle(), size, device, stream, ctypes.byref(p)))
+        return p.value or 0
+
+    def free(self, ptr, device=0, stream=None):
+        _check(_lib.memlake_free(self._handle(), ptr or None, device, stream))
+
+    def stats(self, device=0):
+        s = _native.Stats()
+        s.struct_size = ctypes.sizeof(s)
+        _check(_lib.memlake_get_stats(self._handle(), device, ctypes.byref(s)))
+        return _stats_dict(s)
+
+    def stats_json(self):
+        n = _lib.memlake_stats_json(self._handle(), None, 0)
+        buf = ctypes.create_string_buffer(n + 1)
+        _lib.memlake_stats_json(self._handle(), buf, n + 1)
+        return _json.loads(buf.value.decode())
+
+    def reset_peak_stats(self, device=0):
+        _check(_lib.memlake_reset_peak_stats(self._handle(), device))
+
+    def empty_cache(self, device=0):
+        _check(_lib.memlake_empty_cache(self._handle(), device))
+
+    def set_memory_cap(self, nbytes):
+        _check(_lib.memlake_set_memory_cap(self._handle(), int(nbytes)))
+
+    def summary(self, device=0):
+        return _summary(self.stats(device), device, f"{self.backend} backend")
+
+    def close(self):
+        if getattr(self, "_h", None):
+            _lib.memlake_destroy(self._h)
+            self._h = ctypes.c_void_p()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+
+class _Default(Allocator):
+    """The process-wide default allocator (never destroyed)."""
+
+    def __init__(self, handle):
+        self._h = ctypes.c_void_p(handle)
+        self.backend = "default"
+
+    def close(self):
+        pass
+
+
+def configure(**options):
+    """Configures the process-wide default allocator; only before its first use."""
+    o = _Options(from_env=True, **options)
+    try:
+        _check(_lib.memlake_default_init(o.h))
+    finally:
+        o.close()
+
+
+def _default():
+    h = _lib.memlake_default()
+    if not h:
+        raise UnavailableError(_native.last_error())
+    return _Default(h)
+
+
+def options():
+    """The configuration table: {key: current value from defaults + environment}."""
+    o = _Options(from_env=True)
+    try:
+        keys = []
+        while _lib.memlake_option_key(len(keys)):
+            keys.append(_lib.memlake_option_key(len(keys)).decode())
+        return {k: o.get(k) for k in keys}
+    finally:
+        o.close()
+
+
+def stats(device=0):
+    """Statistics of the default allocator, with torch.cuda.memory_stats() key names."""
+    return _default().stats(device)
+
+
+def reset_peak_stats(device=0):
+    _default().reset_peak_stats(device)
+
+
+def empty_cache(device=0):
+    _default().empty_cache(device)
+
+
+def set_memory_cap(nbytes):
+    _default().set_memory_cap(nbytes)
+
+
+def summary(device=0):
+    return _default().summary(device)
+
+
+def __getattr__(name):
+    # memlake.torch is imported on first use so that `import memlake` never imports torch.
+    if name == "torch":
+        import importlib
+        return importlib.import_module(".torch", __name__)
+    raise AttributeError(name)

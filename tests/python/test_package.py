@@ -1,0 +1,129 @@
+"""The Python package on any machine: loads, validates options, reaches the
+host backend through ctypes, reports statistics and errors."""
+import subprocess
+import sys
+
+import pytest
+
+import memlake
+
+PAGE = 64 << 10
+
+
+@pytest.fixture
+def alloc():
+    with memlake.Allocator(backend="host", granularity="64K", small_max="16K") as a:
+        yield a
+
+
+def test_loads_without_torch():
+    code = "import sys, memlake; print(memlake.version); assert 'torch' not in sys.modules"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={"PYTHONPATH": ":".join(sys.path)})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == memlake.version
+
+
+def test_alloc_free_and_torch_named_stats(alloc):
+    p = alloc.alloc(3 * PAGE + 5)
+    assert p % PAGE == 0
+    s = alloc.stats()
+    assert s["requested_bytes.all.current"] == 3 * PAGE + 5
+    assert s["allocated_bytes.all.current"] == 4 * PAGE
+    assert s["reserved_bytes.all.current"] == 4 * PAGE
+    assert s["active.all.current"] == 1
+    assert s["memlake.calls.create"] == 4
+    alloc.free(p)
+    s = alloc.stats()
+    assert s["allocated_bytes.all.current"] == 0
+    assert s["allocated_bytes.all.peak"] == 4 * PAGE
+    alloc.reset_peak_stats()
+    assert alloc.stats()["allocated_bytes.all.peak"] == 0
+
+
+def test_stitching_visible_through_python(alloc):
+    blocks = [alloc.alloc(PAGE) for _ in range(4)]
+    alloc.free(blocks[0])
+    alloc.free(blocks[2])
+    big = alloc.alloc(2 * PAGE)
+    s = alloc.stats()
+    assert s["memlake.stitches"] == 1
+    assert s["reserved_bytes.all.current"] == 4 * PAGE
+    for p in (big, blocks[1], blocks[3]):
+        alloc.free(p)
+
+
+def test_empty_cache_and_cap(alloc):
+    p = alloc.alloc(5 * PAGE)
+    alloc.free(p)
+    alloc.empty_cache()
+    assert alloc.stats()["reserved_bytes.all.current"] == 0
+    alloc.set_memory_cap(4 * PAGE)
+    with pytest.raises(memlake.OutOfMemoryError) as e:
+        alloc.alloc(8 * PAGE)
+    assert "cap" in str(e.value) and str(8 * PAGE) in str(e.value)
+    assert isinstance(e.value, MemoryError)
+    assert alloc.stats()["num_ooms"] == 1
+    q = alloc.alloc(2 * PAGE)  # still usable
+    alloc.free(q)
+
+
+def test_bad_input_is_a_clear_error(alloc):
+    with pytest.raises(memlake.InvalidArgumentError, match="not a live allocation"):
+        alloc.free(0x1000)
+    p = alloc.alloc(100)
+    alloc.free(p)
+    with pytest.raises(memlake.InvalidArgumentError, match="double free"):
+        alloc.free(p)
+    assert alloc.alloc(0) == 0
+    with pytest.raises(memlake.InvalidArgumentError):
+        alloc.alloc(-1)
+
+
+def test_options_are_validated():
+    with pytest.raises(memlake.InvalidArgumentError, match="unknown option 'colour'"):
+        memlake.Allocator(backend="host", colour="blue")
+    with pytest.raises(memlake.InvalidArgumentError, match="not a boolean"):
+        memlake.validate_options(stitch="perhaps")
+    with pytest.raises(memlake.InvalidArgumentError, match="size"):
+        memlake.validate_options(memory_cap="lots")
+    memlake.validate_options(memory_cap="24G", stitch=False, granularity="2M")
+    table = memlake.options()
+    assert set(table) >= {"backend", "granularity", "small_max", "memory_cap", "stitch"}
+
+
+def test_summary_is_readable(alloc):
+    p = alloc.alloc(2 * PAGE)
+    text = alloc.summary()
+    assert "Reserved memory (physical)" in text and "128.00 KiB" in text
+    assert "Utilization" in text
+    alloc.free(p)
+
+
+def test_json_stats(alloc):
+    p = alloc.alloc(PAGE)
+    j = alloc.stats_json()
+    assert j["devices"][0]["backend"] == "host"
+    assert j["devices"][0]["reserved_bytes"]["current"] == PAGE
+    alloc.free(p)
+
+
+def test_cuda_backend_without_driver_is_unavailable():
+    try:
+        memlake.Allocator(backend="cuda").close()
+    except memlake.UnavailableError as e:
+        assert "cuda" in str(e)
+    # With a GPU the allocator simply works; both are fine here.
+
+
+def test_default_allocator_configure_once():
+    code = ("import memlake\n"
+            "memlake.configure(backend='host', granularity='64K', small_max='16K')\n"
+            "print(memlake.stats()['reserved_bytes.all.current'])\n"
+            "try:\n    memlake.configure(backend='host')\nexcept memlake.InvalidArgumentError as e:\n    print('late:', e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={"PYTHONPATH": ":".join(sys.path)})
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "0"
+    assert lines[1].startswith("late:") and "already exists" in lines[1]

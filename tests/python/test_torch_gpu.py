@@ -1,0 +1,130 @@
+"""PyTorch integration on a GPU. Each scenario runs in a fresh interpreter
+(enable() must precede the first CUDA allocation). Skipped without torch or
+without a CUDA device."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="PyTorch not installed")
+if not torch.cuda.is_available():
+    pytest.skip("no CUDA device: GPU tests skipped", allow_module_level=True)
+
+
+def run(code, timeout=600):
+    env = dict(os.environ, PYTHONPATH=":".join(sys.path))
+    p = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env,
+                       timeout=timeout)
+    assert p.returncode == 0, f"stdout:\n{p.stdout}\nstderr:\n{p.stderr[-4000:]}"
+    return p.stdout
+
+
+def test_enable_runs_tensors_and_reports_stats():
+    out = run("""
+        import torch, memlake, memlake.torch as mt
+        mt.enable()
+        x = torch.arange(1 << 20, device="cuda", dtype=torch.float32)
+        y = (x * 2).sum().item()
+        assert y == float((1 << 20) * ((1 << 20) - 1)), y
+        s = memlake.stats()
+        assert s["requested_bytes.all.current"] >= 4 << 20, s
+        a = [torch.empty(n << 20, device="cuda", dtype=torch.uint8) for n in (3, 5, 7, 9)]
+        del a[0], a[1]
+        b = torch.ones(12 << 20, device="cuda", dtype=torch.uint8)
+        torch.cuda.synchronize()
+        assert int(b.sum().item()) == 12 << 20
+        print("stitches", memlake.stats()["memlake.stitches"])
+        print(memlake.summary())
+    """)
+    assert "memlake memory summary" in out
+
+
+def test_enable_out_of_memory_is_catchable_and_recoverable():
+    out = run("""
+        import torch, memlake, memlake.torch as mt
+        mt.enable(memory_cap="1G")
+        keep = torch.ones(256 << 20, device="cuda", dtype=torch.uint8)
+        try:
+            with mt.oom_errors():
+                torch.empty(2 << 30, device="cuda", dtype=torch.uint8)
+        except torch.OutOfMemoryError as e:
+            assert isinstance(e, mt.OutOfMemoryError)
+            assert "2.00 GiB" in str(e) and "cap 1.00 GiB" in str(e), str(e)
+            print("oom ok:", str(e)[:200])
+        # What PyTorch raises without the wrapper:
+        try:
+            torch.empty(2 << 30, device="cuda", dtype=torch.uint8)
+        except Exception as e:
+            print("raw:", type(e).__name__, mt.is_oom(e))
+        z = torch.zeros(100 << 20, device="cuda", dtype=torch.uint8)
+        assert int(keep.sum().item()) == 256 << 20 and int(z.sum().item()) == 0
+        assert memlake.stats()["num_ooms"] == 2
+    """)
+    assert "oom ok:" in out and "raw: RuntimeError True" in out
+
+
+def test_enable_too_late_is_a_clear_error():
+    out = run("""
+        import torch, memlake, memlake.torch as mt
+        x = torch.ones(10, device="cuda")
+        try:
+            mt.enable()
+        except memlake.Error as e:
+            print("late:", e)
+    """)
+    assert "late:" in out and "before the first CUDA allocation" in out
+
+
+def test_pool_keeps_torch_stats_and_oom():
+    out = run("""
+        import torch, memlake, memlake.torch as mt
+        with mt.pool(memory_cap="512M") as p:
+            x = torch.ones(64 << 20, device="cuda", dtype=torch.uint8)
+            assert torch.cuda.memory_stats()["allocated_bytes.all.current"] >= 64 << 20
+            assert memlake.stats()["reserved_bytes.all.current"] >= 64 << 20
+            try:
+                torch.empty(1 << 30, device="cuda", dtype=torch.uint8)
+            except torch.OutOfMemoryError as e:
+                print("pool oom ok")
+            assert int(x.sum().item()) == 64 << 20
+        y = torch.ones(8, device="cuda")  # outside: PyTorch's own allocator
+        print("done")
+    """)
+    assert "pool oom ok" in out and "done" in out
+
+
+def test_graph_capture_is_refused_not_corrupted():
+    out = run("""
+        import torch, memlake.torch as mt
+        mt.enable()
+        x = torch.ones(1 << 20, device="cuda")
+        g = torch.cuda.CUDAGraph()
+        s = torch.cuda.Stream()
+        try:
+            with torch.cuda.graph(g, stream=s):
+                y = x * 2
+            print("captured")
+        except Exception as e:
+            print("refused:", "graph capture" in str(e))
+        torch.cuda.synchronize()
+    """)
+    assert "refused: True" in out or "captured" in out
+
+
+def test_torch_compile_works_under_memlake():
+    out = run("""
+        import torch, memlake.torch as mt
+        mt.enable()
+        torch.manual_seed(0)
+        m = torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.GELU(), torch.nn.Linear(512, 256)).cuda()
+        x = torch.randn(64, 256, device="cuda")
+        ref = m(x)
+        c = torch.compile(m)
+        for _ in range(3):
+            out = c(x)
+        print("max diff", (out - ref).abs().max().item())
+        assert torch.allclose(out, ref, atol=1e-4, rtol=1e-4)
+    """)
+    assert "max diff" in out
