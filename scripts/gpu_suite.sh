@@ -14,12 +14,14 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMLAKE_GTEST_SOUR
 cmake --build build-gpu -j"$(nproc)" > "$out/build.log" 2>&1 || { grep -B2 -A8 error "$out/build.log" | head -60; exit 1; }
 ./build-gpu/tests/memlake_tests 2>&1 > "$out/tests.log"; rc=$?
 grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/tests.log" | head -40; tail -3 "$out/tests.log"
-for t in "$traces"/*.csv.gz; do
+[ -n "${SKIP_REPLAY:-}" ] || for t in "$traces"/*.csv.gz; do
   n=$(basename "$t" .csv.gz)
   ./build-gpu/memlake replay "$t" --backend cuda --check > "$out/replay_cuda_$n.txt" 2>&1
   ./build-gpu/memlake replay "$t" --backend host > "$out/replay_host_$n.txt" 2>&1
   echo "== $n (cuda)"; cat "$out/replay_cuda_$n.txt"
 done
-./build-gpu/memlake bench alloc --backend cuda | tee "$out/bench_cuda.txt"
-./build-gpu/memlake bench alloc --backend host > "$out/bench_host.txt"
+if [ -z "${SKIP_BENCH:-}" ]; then
+  ./build-gpu/memlake bench alloc --backend cuda | tee "$out/bench_cuda.txt"
+  ./build-gpu/memlake bench alloc --backend host > "$out/bench_host.txt"
+fi
 exit $rc

@@ -1,0 +1,345 @@
+#!/usr/bin/env python3
+"""Fragmentation benchmark: PyTorch's native allocator, native with
+expandable_segments, and memlake, each in its own process, on the same
+fine-tuning workload (HF causal LM, variable-length batches, the
+../shared/workloads/hf_finetune.py recipe).
+
+    python3 bench/torch_fragmentation.py                       # opt-1.3b, LR R LRV, 25 steps, batch 16
+    python3 bench/torch_fragmentation.py --max-batch --cap 24G # also: largest batch under a 24 GiB cap
+    python3 bench/torch_fragmentation.py --model opt-350m-ish --strategies LR --steps 5
+
+Prints a table and writes JSON (--out), a plot of reserved vs allocated per
+step (--plot, PNG with matplotlib, else SVG), and the allocation trace of
+the first native run (--trace, replayable with `memlake replay`).
+Strategy letters: L = LoRA (peft), R = recomputation, V = batch size varied
+inversely with sequence length.
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+CONFIGS = {
+    "opt-1.3b": ("OPTConfig", dict(hidden_size=2048, num_hidden_layers=24, ffn_dim=8192, num_attention_heads=32,
+                                   vocab_size=50272, max_position_embeddings=2048, word_embed_proj_dim=2048)),
+    "opt-350m-ish": ("OPTConfig", dict(hidden_size=1024, num_hidden_layers=24, ffn_dim=4096, num_attention_heads=16,
+                                       vocab_size=50272, max_position_embeddings=2048, word_embed_proj_dim=1024)),
+    "opt-tiny": ("OPTConfig", dict(hidden_size=256, num_hidden_layers=2, ffn_dim=1024, num_attention_heads=4,
+                                   vocab_size=50272, max_position_embeddings=2048, word_embed_proj_dim=256)),
+}
+ALLOCATORS = ("native", "expandable", "memlake")
+
+
+def parse_size(s):
+    s = str(s).strip().upper().rstrip("B").rstrip("I")
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    if s and s[-1] in mult:
+        return int(float(s[:-1]) * mult[s[-1]])
+    return int(float(s))
+
+
+# --------------------------------------------------------------------------- worker
+
+def worker(a):
+    """One run in this process: prints one JSON line."""
+    cap = parse_size(a.cap) if a.cap else 0
+    if a.allocator == "memlake":
+        sys.path.insert(0, os.path.join(ROOT, "python"))
+        import memlake
+        import memlake.torch as mt
+        opts = {"memory_cap": cap} if cap else {}
+        mt.enable(**opts)
+    import torch
+    import transformers
+    if a.deterministic:
+        torch.use_deterministic_algorithms(True, warn_only=True)
+    if a.allocator != "memlake" and cap:
+        torch.cuda.set_per_process_memory_fraction(min(1.0, cap / torch.cuda.get_device_properties(0).total_memory))
+
+    if a.trace:
+        torch.cuda.memory._record_memory_history(enabled="all", context=None, stacks="python", max_entries=50_000_000)
+
+    def mem():
+        if a.allocator == "memlake":
+            s = memlake.stats()
+            return s["requested_bytes.all.peak"], s["reserved_bytes.all.peak"]
+        return torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved()
+
+    def reset_peaks():
+        if a.allocator == "memlake":
+            memlake.reset_peak_stats()
+        else:
+            torch.cuda.reset_peak_memory_stats()
+
+    def is_oom(e):
+        if a.allocator == "memlake":
+            return mt.is_oom(e)
+        return isinstance(e, torch.OutOfMemoryError)
+
+    random.seed(a.seed)
+    torch.manual_seed(a.seed)
+    cls, kw = CONFIGS[a.model]
+    cfg = getattr(transformers, cls)(**kw)
+    res = dict(allocator=a.allocator, model=a.model, strategy=a.strategy, steps=a.steps, batch=a.batch, cap=cap,
+               oom=False, losses=[], timeline=[])
+    t_start = time.time()
+    try:
+        with torch.device("cuda"):
+            model = transformers.AutoModelForCausalLM.from_config(cfg, torch_dtype=torch.bfloat16)
+        if "R" in a.strategy:
+            model.gradient_checkpointing_enable()
+            model.config.use_cache = False
+        if "L" in a.strategy:
+            import peft
+            model = peft.get_peft_model(model, peft.LoraConfig(r=16, lora_alpha=32, target_modules=["q_proj", "v_proj"]))
+            if "R" in a.strategy:
+                model.enable_input_require_grads()
+        opt = torch.optim.AdamW([q for q in model.parameters() if q.requires_grad], lr=1e-4)
+        torch.cuda.synchronize()
+        t0 = time.time()
+        tokens = 0
+        for step in range(a.steps):
+            seq = random.randint(a.min_seq, a.max_seq)
+            bs = max(1, a.batch * a.max_seq // (4 * seq)) if "V" in a.strategy else a.batch
+            ids = torch.randint(0, cfg.vocab_size, (bs, seq), device="cuda")
+            reset_peaks() if step else None
+            out = model(input_ids=ids, labels=ids)
+            out.loss.backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+            res["losses"].append(float(out.loss.detach().float().item()))
+            tokens += bs * seq
+            pa, pr = mem()
+            res["timeline"].append(dict(step=step, t=time.time() - t0, peak_allocated=pa, peak_reserved=pr))
+            del out, ids
+        torch.cuda.synchronize()
+        dt = time.time() - t0
+        res["tokens_per_s"] = tokens / dt
+        res["seconds"] = dt
+    except Exception as e:  # noqa: BLE001 - classify, then report
+        if not is_oom(e):
+            raise
+        res["oom"] = True
+        res["error"] = str(e).splitlines()[0][:300]
+    res["peak_allocated"] = max([x["peak_allocated"] for x in res["timeline"]] or [0])
+    res["peak_reserved"] = max([x["peak_reserved"] for x in res["timeline"]] or [0])
+    res["utilization"] = res["peak_allocated"] / res["peak_reserved"] if res["peak_reserved"] else 0.0
+    res["wall_s"] = time.time() - t_start
+    if a.allocator == "memlake":
+        s = memlake.stats()
+        res["memlake"] = {k: s[k] for k in ("memlake.stitches", "memlake.cache_hits", "memlake.stitch_reuses",
+                                            "memlake.grows", "memlake.calls.create", "memlake.calls.map",
+                                            "memlake.calls.set_access")}
+    if a.trace:
+        write_trace(torch, a.trace)
+    print("RESULT " + json.dumps(res), flush=True)
+
+
+def write_trace(torch, path):
+    import gzip
+    snap = torch.cuda.memory._snapshot()
+    torch.cuda.memory._record_memory_history(enabled=None)
+    tr = snap["device_traces"][0]
+    t0 = tr[0]["time_us"] if tr else 0
+    acts = {"alloc": "allocate", "free_requested": "free", "segment_alloc": "segment_alloc",
+            "segment_free": "segment_free"}
+    with gzip.open(path, "wt") as f:
+        f.write("Thread,Time,Action,Pointer,Size,Stream\n")
+        for e in tr:
+            act = acts.get(e["action"])
+            if act:
+                f.write(f"0,{e['time_us'] - t0},{act},0x{e['addr']:x},{e['size']},{e['stream']}\n")
+
+
+# --------------------------------------------------------------------------- parent
+
+def run_worker(args, allocator, strategy, steps, batch, cap=None, trace=None, deterministic=False):
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--allocator", allocator, "--model", args.model,
+           "--strategy", strategy, "--steps", str(steps), "--batch", str(batch), "--min-seq", str(args.min_seq),
+           "--max-seq", str(args.max_seq), "--seed", str(args.seed)]
+    if cap:
+        cmd += ["--cap", str(cap)]
+    if trace:
+        cmd += ["--trace", trace]
+    if deterministic:
+        cmd += ["--deterministic"]
+    env = dict(os.environ)
+    env.pop("PYTORCH_CUDA_ALLOC_CONF", None)
+    if allocator == "expandable":
+        env["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True"
+    if deterministic:
+        env["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def collect(p, what):
+    out, err = p.communicate()
+    for line in out.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[7:])
+    raise RuntimeError(f"{what} failed (exit {p.returncode}):\n{err[-3000:]}")
+
+
+def gib(n):
+    return n / (1 << 30)
+
+
+def fits(args, allocator, batch, cap):
+    r = collect(run_worker(args, allocator, "LR" if not args.max_batch_strategy else args.max_batch_strategy,
+                           args.probe_steps, batch, cap=cap), f"{allocator} batch {batch}")
+    return not r["oom"]
+
+
+def max_batch(args, allocator, cap):
+    """Largest batch that fits: doubling from --batch, then bisection to within 1."""
+    lo, hi = 0, args.batch
+    while fits(args, allocator, hi, cap):
+        lo, hi = hi, hi * 2
+        if hi > args.batch_limit:
+            return lo
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if fits(args, allocator, mid, cap):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def plot(results, path):
+    series = [(r["allocator"], r["timeline"]) for r in results]
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(9, 4.5))
+        colors = {"native": "tab:red", "expandable": "tab:orange", "memlake": "tab:blue"}
+        for name, tl in series:
+            x = [p["step"] for p in tl]
+            ax.plot(x, [gib(p["peak_reserved"]) for p in tl], color=colors.get(name), label=f"{name} reserved")
+            ax.plot(x, [gib(p["peak_allocated"]) for p in tl], color=colors.get(name), linestyle="--",
+                    label=f"{name} allocated")
+        ax.set_xlabel("training step")
+        ax.set_ylabel("peak memory in step (GiB)")
+        ax.set_title(f"{results[0]['model']} {results[0]['strategy']}: reserved vs allocated")
+        ax.legend(fontsize=8, ncol=3)
+        ax.grid(alpha=0.3)
+        if not path.endswith(".png"):
+            path = os.path.splitext(path)[0] + ".png"
+        fig.tight_layout()
+        fig.savefig(path, dpi=120)
+        return path
+    except ImportError:
+        path = os.path.splitext(path)[0] + ".svg"
+        write_svg(series, path, f"{results[0]['model']} {results[0]['strategy']}: reserved (solid) vs allocated (dashed)")
+        return path
+
+
+def write_svg(series, path, title):
+    """Dependency-free line chart."""
+    w, h, m = 900, 450, 60
+    pts = [p for _, tl in series for p in tl]
+    xmax = max([p["step"] for p in pts] or [1]) or 1
+    ymax = max([gib(max(p["peak_reserved"], p["peak_allocated"])) for p in pts] or [1]) * 1.1 or 1
+    colors = ["#d62728", "#ff7f0e", "#1f77b4", "#2ca02c"]
+    sx = lambda x: m + (w - 2 * m) * x / xmax  # noqa: E731
+    sy = lambda y: h - m - (h - 2 * m) * y / ymax  # noqa: E731
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">',
+           f'<rect width="{w}" height="{h}" fill="white"/>',
+           f'<text x="{w / 2}" y="20" text-anchor="middle">{title}</text>',
+           f'<line x1="{m}" y1="{h - m}" x2="{w - m}" y2="{h - m}" stroke="black"/>',
+           f'<line x1="{m}" y1="{m}" x2="{m}" y2="{h - m}" stroke="black"/>',
+           f'<text x="{w / 2}" y="{h - 15}" text-anchor="middle">training step</text>',
+           f'<text x="15" y="{h / 2}" transform="rotate(-90 15 {h / 2})" text-anchor="middle">peak memory in step (GiB)</text>']
+    for i in range(6):
+        y = ymax * i / 5
+        out.append(f'<text x="{m - 5}" y="{sy(y) + 4}" text-anchor="end">{y:.1f}</text>')
+    for k, (name, tl) in enumerate(series):
+        c = colors[k % len(colors)]
+        for key, dash in (("peak_reserved", ""), ("peak_allocated", ' stroke-dasharray="6 4"')):
+            d = " ".join(f"{sx(p['step']):.1f},{sy(gib(p[key])):.1f}" for p in tl)
+            out.append(f'<polyline fill="none" stroke="{c}" stroke-width="2"{dash} points="{d}"/>')
+        out.append(f'<text x="{w - m - 150}" y="{m + 16 * k}" fill="{c}">{name}</text>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--model", default="opt-1.3b", choices=sorted(CONFIGS))
+    p.add_argument("--strategies", default="LR,R,LRV")
+    p.add_argument("--allocators", default=",".join(ALLOCATORS))
+    p.add_argument("--steps", type=int, default=25)
+    p.add_argument("--batch", type=int, default=16)
+    p.add_argument("--min-seq", type=int, default=64)
+    p.add_argument("--max-seq", type=int, default=1024)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--cap", default="24G", help="memory cap for --max-batch")
+    p.add_argument("--max-batch", action="store_true", help="search the largest batch under --cap per allocator")
+    p.add_argument("--max-batch-strategy", default="LR")
+    p.add_argument("--probe-steps", type=int, default=4)
+    p.add_argument("--batch-limit", type=int, default=1024)
+    p.add_argument("--loss-check", action="store_true", help="deterministic short runs: losses must match native")
+    p.add_argument("--skip-table", action="store_true")
+    p.add_argument("--out", default="torch_fragmentation.json")
+    p.add_argument("--plot", default="torch_fragmentation.png")
+    p.add_argument("--trace", default="", help="write the first native run's allocation trace here (.csv.gz)")
+    # worker mode
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--allocator", default="native", help=argparse.SUPPRESS)
+    p.add_argument("--strategy", default="LR", help=argparse.SUPPRESS)
+    p.add_argument("--deterministic", action="store_true", help=argparse.SUPPRESS)
+    a = p.parse_args()
+    if a.worker:
+        return worker(a)
+
+    allocators = a.allocators.split(",")
+    report = dict(model=a.model, steps=a.steps, batch=a.batch, seq=[a.min_seq, a.max_seq], seed=a.seed, runs=[])
+    if not a.skip_table:
+        print(f"{'strategy':<9}{'allocator':<12}{'peak alloc GiB':>15}{'peak resv GiB':>15}{'util':>8}"
+              f"{'tokens/s':>11}{'vs native':>10}", flush=True)
+        for s in a.strategies.split(","):
+            native_tps = None
+            for al in allocators:  # one at a time: tokens/s must not share the GPU
+                trace = a.trace if (a.trace and al == "native" and not report["runs"]) else None
+                r = collect(run_worker(a, al, s, a.steps, a.batch, trace=trace), f"{al} {s}")
+                report["runs"].append(r)
+                if al == "native":
+                    native_tps = r.get("tokens_per_s")
+                rel = (r.get("tokens_per_s", 0) / native_tps) if native_tps and not r["oom"] else float("nan")
+                print(f"{s:<9}{al:<12}{gib(r['peak_allocated']):>15.2f}{gib(r['peak_reserved']):>15.2f}"
+                      f"{r['utilization']:>8.3f}{r.get('tokens_per_s', 0):>11.0f}{rel:>10.3f}"
+                      + ("  OOM" if r["oom"] else ""), flush=True)
+        first = [r for r in report["runs"] if r["strategy"] == a.strategies.split(",")[0]]
+        if a.plot and first:
+            report["plot"] = plot(first, a.plot)
+            print("plot:", report["plot"])
+    if a.loss_check:
+        procs = [(al, run_worker(a, al, a.strategies.split(",")[0], 5, a.batch, deterministic=True)) for al in allocators]
+        losses = {al: collect(pr, f"loss check {al}")["losses"] for al, pr in procs}
+        report["loss_check"] = dict(losses=losses, identical={al: losses[al] == losses[allocators[0]] for al in allocators})
+        print("loss check (deterministic, 5 steps):", json.dumps(report["loss_check"]["identical"]))
+    if a.max_batch:
+        cap = parse_size(a.cap)
+        # The searches run side by side (one process each, each capped): only memory is measured.
+        import concurrent.futures as cf
+        with cf.ThreadPoolExecutor(len(allocators)) as ex:
+            found = dict(zip(allocators, ex.map(lambda al: max_batch(a, al, cap), allocators)))
+        report["max_batch"] = dict(cap=cap, strategy=a.max_batch_strategy, probe_steps=a.probe_steps, batch=found)
+        base = found.get("native") or 1
+        print(f"largest batch under {a.cap} ({a.max_batch_strategy}, {a.probe_steps} steps): "
+              + ", ".join(f"{k} {v} ({v / base:.2f}x)" for k, v in found.items()))
+    with open(a.out, "w") as f:
+        json.dump(report, f, indent=1)
+    print("json:", a.out)
+
+
+if __name__ == "__main__":
+    main()
