@@ -62,12 +62,9 @@ ViewId PagePool::new_view_id() {
   return static_cast<ViewId>(views_.size() - 1);
 }
 
-void PagePool::reindex(ViewId v) {
-  View& w = views_[v];
-  for (const RunKey& k : w.runs) runs_.erase(k);
-  w.runs.clear();
-  const std::uint32_t n = static_cast<std::uint32_t>(w.slots.size());
-  for (std::uint32_t i = 0; i < n;) {
+void PagePool::scan_runs(ViewId v, std::uint32_t lo, std::uint32_t hi, std::vector<RunKey>& out) const {
+  const View& w = views_[v];
+  for (std::uint32_t i = lo; i < hi;) {
     PageId p = w.slots[i];
     if (p == kHole || pages_[p].busy) {
       ++i;
@@ -75,12 +72,38 @@ void PagePool::reindex(ViewId v) {
     }
     const Tag t = pages_[p].tag;
     std::uint32_t j = i + 1;
-    while (j < n && w.slots[j] != kHole && !pages_[w.slots[j]].busy && pages_[w.slots[j]].tag == t) ++j;
-    RunKey k{t, j - i, v, i};
-    runs_.insert(k);
-    w.runs.push_back(k);
+    while (j < hi && w.slots[j] != kHole && !pages_[w.slots[j]].busy && pages_[w.slots[j]].tag == t) ++j;
+    out.push_back(RunKey{t, j - i, v, i});
     i = j;
   }
+}
+
+void PagePool::reindex(ViewId v) {
+  View& w = views_[v];
+  for (const RunKey& k : w.runs) runs_.erase(k);
+  w.runs.clear();
+  scan_runs(v, 0, static_cast<std::uint32_t>(w.slots.size()), w.runs);
+  for (const RunKey& k : w.runs) runs_.insert(k);
+}
+
+void PagePool::reindex_window(ViewId v, std::uint32_t a, std::uint32_t b) {
+  // w.runs is sorted by start and disjoint. The runs that can change are
+  // those touching [a-1, b]: their ends are >= a and their starts <= b.
+  auto& runs = views_[v].runs;
+  auto first = std::lower_bound(runs.begin(), runs.end(), a,
+                                [](const RunKey& k, std::uint32_t x) { return k.start + k.len < x; });
+  auto last = first;
+  std::uint32_t lo = a, hi = b;
+  for (; last != runs.end() && last->start <= b; ++last) {
+    lo = std::min(lo, last->start);
+    hi = std::max(hi, last->start + last->len);
+    runs_.erase(*last);
+  }
+  scratch_runs_.clear();
+  scan_runs(v, lo, hi, scratch_runs_);
+  auto at = runs.erase(first, last);
+  runs.insert(at, scratch_runs_.begin(), scratch_runs_.end());
+  for (const RunKey& k : scratch_runs_) runs_.insert(k);
 }
 
 void PagePool::reindex_views_of(const std::vector<PageId>& pages) {
@@ -121,22 +144,25 @@ Span PagePool::mark_busy(ViewId v, std::uint32_t first, std::uint32_t n) {
     aliased |= pg.maps.size() > 1;
   }
   if (w.spans++ == 0) unidle(v);
-  reindex(v);
+  reindex_window(v, first, first + n);
   if (aliased) reindex_aliases(v, first, n);
   return Span{v, first, n, w.va + first * page_};
 }
 
 void PagePool::reindex_aliases(ViewId v, std::uint32_t first, std::uint32_t n) {
-  const std::uint32_t m = next_mark();
-  views_[v].mark = m;
+  // The other views' slots that map these pages, grouped into contiguous windows.
+  auto& pairs = scratch_pairs_;
+  pairs.clear();
   for (std::uint32_t i = first; i < first + n; ++i)
-    for (auto [o, slot] : pages_[views_[v].slots[i]].maps) {
-      (void)slot;
-      if (views_[o].mark != m) {
-        views_[o].mark = m;
-        reindex(o);
-      }
-    }
+    for (auto vs : pages_[views_[v].slots[i]].maps)
+      if (vs.first != v) pairs.push_back(vs);
+  std::sort(pairs.begin(), pairs.end());
+  for (std::size_t i = 0; i < pairs.size();) {
+    std::size_t j = i + 1;
+    while (j < pairs.size() && pairs[j].first == pairs[i].first && pairs[j].second == pairs[j - 1].second + 1) ++j;
+    reindex_window(pairs[i].first, pairs[i].second, pairs[j - 1].second + 1);
+    i = j;
+  }
 }
 
 std::optional<Span> PagePool::take_fit(std::uint32_t n, Tag tag, TakeInfo* info) {
@@ -287,7 +313,7 @@ void PagePool::give_back(const Span& s, Tag tag, std::uint64_t seq) {
   else
     lf->second = seq;
   if (--w.spans == 0) idle(s.view);
-  reindex(s.view);
+  reindex_window(s.view, s.first, s.first + s.count);
   if (aliased) reindex_aliases(s.view, s.first, s.count);
 }
 

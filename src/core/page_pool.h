@@ -138,7 +138,7 @@ class PagePool {
     std::uint32_t holes = 0;
     bool stitched = false;
     std::uint32_t mark = 0;
-    std::vector<RunKey> runs;
+    std::vector<RunKey> runs;  // sorted by start
     std::vector<std::pair<Tag, std::uint64_t>> last_free;  // per tag, for quiescing
     std::list<ViewId>::iterator lru;
     bool in_lru = false;
@@ -154,6 +154,9 @@ class PagePool {
   PageId new_page_id();
   ViewId new_view_id();
   void reindex(ViewId v);
+  // Re-index only the runs of v that touch slots [a, b).
+  void reindex_window(ViewId v, std::uint32_t a, std::uint32_t b);
+  void scan_runs(ViewId v, std::uint32_t lo, std::uint32_t hi, std::vector<RunKey>& out) const;
   void reindex_views_of(const std::vector<PageId>& pages);
   // Re-index the views other than v that alias slots [first, first+n) of v.
   void reindex_aliases(ViewId v, std::uint32_t first, std::uint32_t n);
@@ -186,6 +189,8 @@ class PagePool {
   std::vector<std::size_t> free_by_tag_;  // FREE pages per tag
   std::size_t pages_live_ = 0, free_pages_ = 0, slots_mapped_ = 0, views_live_ = 0;
   std::uint32_t mark_epoch_ = 0;
+  std::vector<RunKey> scratch_runs_;
+  std::vector<std::pair<ViewId, std::uint32_t>> scratch_pairs_;
 };
 
 }  // namespace memlake::core
