@@ -36,6 +36,16 @@ CONFIGS = {
 ALLOCATORS = ("native", "expandable", "memlake")
 
 
+def allocator_spec(spec):
+    """'memlake:granularity=8M;small_max=1M' -> ('memlake', {'granularity': '8M', ...}); '#2' suffixes label repeats."""
+    name, _, rest = spec.partition(":")
+    name = name.split("#")[0]
+    if name not in ALLOCATORS:
+        raise SystemExit(f"unknown allocator '{spec}' (expected one of {', '.join(ALLOCATORS)}, memlake:KEY=VALUE,...)")
+    opts = dict(kv.split("=", 1) for kv in rest.split(";") if kv) if rest else {}
+    return name, opts
+
+
 def parse_size(s):
     s = str(s).strip().upper().rstrip("B").rstrip("I")
     mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
@@ -49,11 +59,14 @@ def parse_size(s):
 def worker(a):
     """One run in this process: prints one JSON line."""
     cap = parse_size(a.cap) if a.cap else 0
-    if a.allocator == "memlake":
+    kind, opts = allocator_spec(a.allocator)
+    a.allocator = kind
+    if kind == "memlake":
         sys.path.insert(0, os.path.join(ROOT, "python"))
         import memlake
         import memlake.torch as mt
-        opts = {"memory_cap": cap} if cap else {}
+        if cap:
+            opts["memory_cap"] = cap
         mt.enable(**opts)
     import torch
     import transformers
@@ -116,12 +129,16 @@ def worker(a):
             res["losses"].append(float(out.loss.detach().float().item()))
             tokens += bs * seq
             pa, pr = mem()
-            res["timeline"].append(dict(step=step, t=time.time() - t0, peak_allocated=pa, peak_reserved=pr))
+            res["timeline"].append(dict(step=step, t=time.time() - t0, tokens=bs * seq, peak_allocated=pa,
+                                        peak_reserved=pr))
             del out, ids
         torch.cuda.synchronize()
         dt = time.time() - t0
         res["tokens_per_s"] = tokens / dt
         res["seconds"] = dt
+        tl = res["timeline"]
+        if len(tl) > 1:  # steady state: the steps after the first (which pays one-time set-up)
+            res["steady_tokens_per_s"] = sum(x["tokens"] for x in tl[1:]) / (dt - tl[0]["t"])
     except Exception as e:  # noqa: BLE001 - classify, then report
         if not is_oom(e):
             raise
@@ -171,7 +188,7 @@ def run_worker(args, allocator, strategy, steps, batch, cap=None, trace=None, de
         cmd += ["--deterministic"]
     env = dict(os.environ)
     env.pop("PYTORCH_CUDA_ALLOC_CONF", None)
-    if allocator == "expandable":
+    if allocator_spec(allocator)[0] == "expandable":
         env["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True"
     if deterministic:
         env["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"
@@ -275,7 +292,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", default="opt-1.3b", choices=sorted(CONFIGS))
     p.add_argument("--strategies", default="LR,R,LRV")
-    p.add_argument("--allocators", default=",".join(ALLOCATORS))
+    p.add_argument("--allocators", default=",".join(ALLOCATORS),
+                   help="comma list: native, expandable, memlake, memlake:KEY=VALUE;KEY=VALUE (memlake options)")
     p.add_argument("--steps", type=int, default=25)
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--min-seq", type=int, default=64)
@@ -303,29 +321,42 @@ def main():
     allocators = a.allocators.split(",")
     report = dict(model=a.model, steps=a.steps, batch=a.batch, seq=[a.min_seq, a.max_seq], seed=a.seed, runs=[])
     if not a.skip_table:
-        print(f"{'strategy':<9}{'allocator':<12}{'peak alloc GiB':>15}{'peak resv GiB':>15}{'util':>8}"
-              f"{'tokens/s':>11}{'vs native':>10}", flush=True)
+        # Warm-up process (discarded): the first CUDA process pays driver and GPU wake-up costs.
+        collect(run_worker(a, "native", a.strategies.split(",")[0], 2, a.batch), "warm-up")
+        print(f"{'strategy':<9}{'allocator':<26}{'peak alloc GiB':>15}{'peak resv GiB':>14}{'util':>7}"
+              f"{'tok/s all':>10}{'tok/s steady':>13}{'steady vs native':>17}", flush=True)
         for s in a.strategies.split(","):
-            native_tps = None
+            native = None
             for al in allocators:  # one at a time: tokens/s must not share the GPU
                 trace = a.trace if (a.trace and al == "native" and not report["runs"]) else None
                 r = collect(run_worker(a, al, s, a.steps, a.batch, trace=trace), f"{al} {s}")
+                r["allocator"] = al
                 report["runs"].append(r)
                 if al == "native":
-                    native_tps = r.get("tokens_per_s")
-                rel = (r.get("tokens_per_s", 0) / native_tps) if native_tps and not r["oom"] else float("nan")
-                print(f"{s:<9}{al:<12}{gib(r['peak_allocated']):>15.2f}{gib(r['peak_reserved']):>15.2f}"
-                      f"{r['utilization']:>8.3f}{r.get('tokens_per_s', 0):>11.0f}{rel:>10.3f}"
-                      + ("  OOM" if r["oom"] else ""), flush=True)
+                    native = r
+                rel = float("nan")
+                if native and not r["oom"] and native.get("steady_tokens_per_s"):
+                    rel = r.get("steady_tokens_per_s", 0) / native["steady_tokens_per_s"]
+                    r["steady_vs_native"] = rel
+                    r["all_vs_native"] = r.get("tokens_per_s", 0) / native["tokens_per_s"]
+                print(f"{s:<9}{al:<26}{gib(r['peak_allocated']):>15.2f}{gib(r['peak_reserved']):>14.2f}"
+                      f"{r['utilization']:>7.3f}{r.get('tokens_per_s', 0):>10.0f}{r.get('steady_tokens_per_s', 0):>13.0f}"
+                      f"{rel:>17.3f}" + ("  OOM" if r["oom"] else ""), flush=True)
         first = [r for r in report["runs"] if r["strategy"] == a.strategies.split(",")[0]]
         if a.plot and first:
             report["plot"] = plot(first, a.plot)
             print("plot:", report["plot"])
     if a.loss_check:
-        procs = [(al, run_worker(a, al, a.strategies.split(",")[0], 5, a.batch, deterministic=True)) for al in allocators]
+        # Deterministic kernels; a second native run is the control: if native differs from itself,
+        # the workload is not deterministic and no allocator can be held to bit-identical losses.
+        names = ["native", "native#2"] + [al for al in allocators if allocator_spec(al)[0] != "native"]
+        procs = [(al, run_worker(a, al, a.strategies.split(",")[0], 5, a.batch, deterministic=True)) for al in names]
         losses = {al: collect(pr, f"loss check {al}")["losses"] for al, pr in procs}
-        report["loss_check"] = dict(losses=losses, identical={al: losses[al] == losses[allocators[0]] for al in allocators})
-        print("loss check (deterministic, 5 steps):", json.dumps(report["loss_check"]["identical"]))
+        report["loss_check"] = dict(losses=losses, identical={al: losses[al] == losses["native"] for al in names},
+                                    max_abs_diff={al: max(abs(x - y) for x, y in zip(losses[al], losses["native"]))
+                                                  for al in names})
+        print("loss check (deterministic, 5 steps) identical to native:", json.dumps(report["loss_check"]["identical"]),
+              "max |diff|:", json.dumps(report["loss_check"]["max_abs_diff"]))
     if a.max_batch:
         cap = parse_size(a.cap)
         # The searches run side by side (one process each, each capped): only memory is measured.
