@@ -24,6 +24,11 @@
 extern "C" {
 #endif
 
+/* Only the C ABI is exported from libmemlake.so; everything else is hidden. */
+#ifndef MEMLAKE_API
+#define MEMLAKE_API __attribute__((visibility("default")))
+#endif
+
 #define MEMLAKE_VERSION_MAJOR 0
 #define MEMLAKE_VERSION_MINOR 1
 
@@ -41,36 +46,36 @@ typedef struct memlake_allocator memlake_allocator;
 /* Options: the same table as the MEMLAKE_* environment variables
  * (`memlake options` prints it). Set with memlake_options_set by key. */
 typedef struct memlake_options memlake_options;
-memlake_status memlake_options_create(memlake_options** out, int from_env);
-memlake_status memlake_options_set(memlake_options* o, const char* key, const char* value);
+MEMLAKE_API memlake_status memlake_options_create(memlake_options** out, int from_env);
+MEMLAKE_API memlake_status memlake_options_set(memlake_options* o, const char* key, const char* value);
 /* Writes the value as text into buf (NUL-terminated); returns the length needed. */
-size_t memlake_options_get(const memlake_options* o, const char* key, char* buf, size_t len);
-void memlake_options_destroy(memlake_options* o);
+MEMLAKE_API size_t memlake_options_get(const memlake_options* o, const char* key, char* buf, size_t len);
+MEMLAKE_API void memlake_options_destroy(memlake_options* o);
 /* Key of option number i (0, 1, ...), NULL past the last. */
-const char* memlake_option_key(int i);
+MEMLAKE_API const char* memlake_option_key(int i);
 
 /* opts may be NULL: defaults plus the MEMLAKE_* environment. Devices are
  * set up lazily, on first use. */
-memlake_status memlake_create(const memlake_options* opts, memlake_allocator** out);
+MEMLAKE_API memlake_status memlake_create(const memlake_options* opts, memlake_allocator** out);
 /* Frees everything, live allocations included, after synchronising. */
-void memlake_destroy(memlake_allocator* a);
+MEMLAKE_API void memlake_destroy(memlake_allocator* a);
 
 /* size 0 gives *ptr = NULL and MEMLAKE_OK. */
-memlake_status memlake_alloc(memlake_allocator* a, size_t size, int device, void* stream, void** ptr);
+MEMLAKE_API memlake_status memlake_alloc(memlake_allocator* a, size_t size, int device, void* stream, void** ptr);
 /* NULL is a no-op. An unknown pointer gives MEMLAKE_ERROR_INVALID_ARGUMENT. */
-memlake_status memlake_free(memlake_allocator* a, void* ptr, int device, void* stream);
+MEMLAKE_API memlake_status memlake_free(memlake_allocator* a, void* ptr, int device, void* stream);
 
-memlake_status memlake_empty_cache(memlake_allocator* a, int device);
+MEMLAKE_API memlake_status memlake_empty_cache(memlake_allocator* a, int device);
 /* bytes = 0 removes the cap. Applies to every device, current and future. */
-memlake_status memlake_set_memory_cap(memlake_allocator* a, size_t bytes);
-memlake_status memlake_reset_peak_stats(memlake_allocator* a, int device);
+MEMLAKE_API memlake_status memlake_set_memory_cap(memlake_allocator* a, size_t bytes);
+MEMLAKE_API memlake_status memlake_reset_peak_stats(memlake_allocator* a, int device);
 
 typedef enum memlake_prim_op {
   MEMLAKE_OP_RESERVE = 0, MEMLAKE_OP_FREE_RESERVATION, MEMLAKE_OP_CREATE, MEMLAKE_OP_RELEASE,
   MEMLAKE_OP_MAP, MEMLAKE_OP_UNMAP, MEMLAKE_OP_SET_ACCESS, MEMLAKE_OP_EVENT_RECORD,
   MEMLAKE_OP_EVENT_QUERY, MEMLAKE_OP_SYNCHRONIZE, MEMLAKE_NUM_OPS
 } memlake_prim_op;
-const char* memlake_prim_op_name(int op);
+MEMLAKE_API const char* memlake_prim_op_name(int op);
 
 typedef struct memlake_stat { uint64_t current, peak; } memlake_stat;
 
@@ -90,14 +95,14 @@ typedef struct memlake_stats {
 } memlake_stats;
 
 /* stats->struct_size must be set. A device never used reports zeros. */
-memlake_status memlake_get_stats(memlake_allocator* a, int device, memlake_stats* stats);
+MEMLAKE_API memlake_status memlake_get_stats(memlake_allocator* a, int device, memlake_stats* stats);
 /* JSON of every used device: {"devices":[...]}; returns the length needed
  * (excluding the NUL); writes at most len bytes including the NUL. */
-size_t memlake_stats_json(memlake_allocator* a, char* buf, size_t len);
+MEMLAKE_API size_t memlake_stats_json(memlake_allocator* a, char* buf, size_t len);
 
 /* Message of the last failed call on this thread ("" if none). */
-const char* memlake_last_error(void);
-const char* memlake_version(void);
+MEMLAKE_API const char* memlake_last_error(void);
+MEMLAKE_API const char* memlake_version(void);
 
 /* ---- The process-wide default allocator and PyTorch's pluggable-allocator
  * signatures.
@@ -123,11 +128,11 @@ const char* memlake_version(void);
  *    torch.OutOfMemoryError. memlake_last_error() gives memlake's reason.
  *   torch.cuda.memory.CUDAPluggableAllocator(path_to_libmemlake.so,
  *       "memlake_torch_malloc", "memlake_torch_free") */
-memlake_allocator* memlake_default(void);
-memlake_status memlake_default_init(const memlake_options* opts);
-void* memlake_torch_malloc(ssize_t size, int device, void* stream);
-void* memlake_torch_pool_malloc(ssize_t size, int device, void* stream);
-void memlake_torch_free(void* ptr, size_t size, int device, void* stream);
+MEMLAKE_API memlake_allocator* memlake_default(void);
+MEMLAKE_API memlake_status memlake_default_init(const memlake_options* opts);
+MEMLAKE_API void* memlake_torch_malloc(ssize_t size, int device, void* stream);
+MEMLAKE_API void* memlake_torch_pool_malloc(ssize_t size, int device, void* stream);
+MEMLAKE_API void memlake_torch_free(void* ptr, size_t size, int device, void* stream);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,8 @@
 #include "core/stats.h"
 
-#include <sstream>
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
 
 namespace memlake::core {
 
@@ -52,30 +54,49 @@ void StatsRecorder::reset_peaks() {
 }
 
 namespace {
-void put_stat(std::ostringstream& o, const char* name, const Stat& s) {
-  o << "\"" << name << "\":{\"current\":" << s.current << ",\"peak\":" << s.peak << "},";
+void appendf(std::string& out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void appendf(std::string& out, const char* fmt, ...) {
+  char buf[256];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (n > 0) out.append(buf, std::min<std::size_t>(static_cast<std::size_t>(n), sizeof buf - 1));
+}
+void put_stat(std::string& o, const char* name, const Stat& s) {
+  appendf(o, "\"%s\":{\"current\":%llu,\"peak\":%llu},", name, static_cast<unsigned long long>(s.current),
+          static_cast<unsigned long long>(s.peak));
 }
 }  // namespace
 
+// Built with snprintf, not iostreams: this runs inside host processes
+// (Python, PyTorch) whose C++ runtime state is not ours to touch.
 std::string stats_json(const Stats& s) {
-  std::ostringstream o;
-  o << "{\"device\":" << s.device << ",\"backend\":\"" << s.backend << "\",\"page_size\":" << s.page_size
-    << ",\"memory_cap\":" << s.memory_cap << ",";
+  using ull = unsigned long long;
+  std::string o;
+  o.reserve(1024);
+  appendf(o, "{\"device\":%d,\"backend\":\"%s\",\"page_size\":%llu,\"memory_cap\":%llu,", s.device, s.backend.c_str(),
+          static_cast<ull>(s.page_size), static_cast<ull>(s.memory_cap));
   put_stat(o, "requested_bytes", s.requested);
   put_stat(o, "allocated_bytes", s.allocated);
   put_stat(o, "reserved_bytes", s.reserved);
   put_stat(o, "mapped_bytes", s.mapped);
   put_stat(o, "active_blocks", s.active);
   double util = s.reserved.peak ? static_cast<double>(s.requested.peak) / static_cast<double>(s.reserved.peak) : 0.0;
-  o << "\"utilization\":" << util << ",\"num_allocs\":" << s.num_allocs << ",\"num_frees\":" << s.num_frees
-    << ",\"num_ooms\":" << s.num_ooms << ",\"small_allocs\":" << s.small_allocs << ",\"cache_hits\":" << s.cache_hits
-    << ",\"stitch_reuses\":" << s.stitch_reuses << ",\"stitches\":" << s.stitches << ",\"grows\":" << s.grows
-    << ",\"pages_created\":" << s.pages_created << ",\"views\":" << s.views << ",\"stitched_views\":" << s.stitched_views
-    << ",\"small_slabs\":" << s.small_slabs << ",\"largest_free_bytes\":" << s.largest_free << ",\"primitive_calls\":{";
+  appendf(o, "\"utilization\":%.6f,\"num_allocs\":%llu,\"num_frees\":%llu,\"num_ooms\":%llu,\"small_allocs\":%llu,",
+          util, static_cast<ull>(s.num_allocs), static_cast<ull>(s.num_frees), static_cast<ull>(s.num_ooms),
+          static_cast<ull>(s.small_allocs));
+  appendf(o, "\"cache_hits\":%llu,\"stitch_reuses\":%llu,\"stitches\":%llu,\"grows\":%llu,\"pages_created\":%llu,",
+          static_cast<ull>(s.cache_hits), static_cast<ull>(s.stitch_reuses), static_cast<ull>(s.stitches),
+          static_cast<ull>(s.grows), static_cast<ull>(s.pages_created));
+  appendf(o, "\"views\":%llu,\"stitched_views\":%llu,\"small_slabs\":%llu,\"largest_free_bytes\":%llu,",
+          static_cast<ull>(s.views), static_cast<ull>(s.stitched_views), static_cast<ull>(s.small_slabs),
+          static_cast<ull>(s.largest_free));
+  o += "\"primitive_calls\":{";
   for (int i = 0; i < prim::kNumOps; ++i)
-    o << (i ? "," : "") << "\"" << prim::op_name(static_cast<prim::Op>(i)) << "\":" << s.calls.calls[i];
-  o << "}}";
-  return o.str();
+    appendf(o, "%s\"%s\":%llu", i ? "," : "", prim::op_name(static_cast<prim::Op>(i)), static_cast<ull>(s.calls.calls[i]));
+  o += "}}";
+  return o;
 }
 
 }  // namespace memlake::core
