@@ -111,7 +111,9 @@ Span Allocator::acquire(std::uint32_t n, Tag tag, std::size_t request, AllocInfo
   const std::uint32_t reuse = opts_.stitch ? n : 0;
   Span s;
   try {
-    s = pool_.take_stitched(n, tag, reuse, &ti);
+    std::optional<Span> ext;
+    if (opts_.stitch) ext = pool_.take_extended(n, tag, reuse, &ti);
+    s = ext ? *ext : pool_.take_stitched(n, tag, reuse, &ti);
   } catch (const Error& e) {
     if (e.code() != Errc::out_of_memory) throw;
     // The device itself is full: other streams' frees are the last resort.

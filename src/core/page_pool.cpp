@@ -28,7 +28,7 @@ PagePool::~PagePool() {
         be_.unmap(w.va + a * page_, (b - a) * page_);
         a = b;
       }
-      be_.free_reservation(w.va, w.slots.size() * page_);
+      be_.free_reservation(w.va, static_cast<std::size_t>(w.capacity) * page_);
     } catch (...) {
       // Destruction must not throw; the backend keeps whatever failed.
     }
@@ -190,25 +190,21 @@ std::size_t PagePool::usable_free_pages(Tag tag) const {
   return n;
 }
 
-Span PagePool::take_stitched(std::uint32_t n, Tag tag, std::uint32_t reuse_max, TakeInfo* info) {
-  if (n == 0) throw_error(Errc::invalid_argument, "page pool: empty stitch");
-  reuse_max = std::min(reuse_max, n);
-  // 1. Choose the existing pages: orphans first (nobody else can use them),
-  //    then the largest free runs (few source views, long runs kept whole
-  //    rather than nibbled).
+std::vector<PageId> PagePool::choose_free(std::uint32_t want, Tag tag, std::uint32_t mark) {
+  // Orphans first (nobody else can use them), then the largest free runs
+  // (few source views, long runs kept whole rather than nibbled). Pages
+  // already carrying `mark` are excluded.
   std::vector<PageId> chosen;
-  chosen.reserve(n);
-  const std::uint32_t m = next_mark();
+  chosen.reserve(want);
   const Tag tags[2] = {tag, kGlobal};
   const int ntags = tag == kGlobal ? 1 : 2;
-  for (int ti = 0; ti < ntags && chosen.size() < reuse_max; ++ti)
-    for (auto it = orphans_.lower_bound({tags[ti], 0}); it != orphans_.end() && it->first == tags[ti] &&
-                                                         chosen.size() < reuse_max;
-         ++it) {
+  for (int ti = 0; ti < ntags && chosen.size() < want; ++ti)
+    for (auto it = orphans_.lower_bound({tags[ti], 0});
+         it != orphans_.end() && it->first == tags[ti] && chosen.size() < want; ++it) {
       chosen.push_back(it->second);
-      pages_[it->second].mark = m;
+      pages_[it->second].mark = mark;
     }
-  if (chosen.size() < reuse_max) {
+  if (chosen.size() < want) {
     std::vector<RunKey> cand;
     for (int ti = 0; ti < ntags; ++ti)
       for (auto it = runs_.lower_bound(RunKey{tags[ti], 0, 0, 0}); it != runs_.end() && it->tag == tags[ti]; ++it)
@@ -216,22 +212,24 @@ Span PagePool::take_stitched(std::uint32_t n, Tag tag, std::uint32_t reuse_max, 
     std::stable_sort(cand.begin(), cand.end(), [](const RunKey& x, const RunKey& y) { return x.len > y.len; });
     for (const RunKey& k : cand) {
       const View& w = views_[k.view];
-      for (std::uint32_t s = k.start; s < k.start + k.len && chosen.size() < reuse_max; ++s) {
+      for (std::uint32_t s = k.start; s < k.start + k.len && chosen.size() < want; ++s) {
         PageId p = w.slots[s];
-        if (pages_[p].mark != m) {
-          pages_[p].mark = m;
+        if (pages_[p].mark != mark) {
+          pages_[p].mark = mark;
           chosen.push_back(p);
         }
       }
-      if (chosen.size() >= reuse_max) break;
+      if (chosen.size() >= want) break;
     }
   }
+  return chosen;
+}
+
+std::vector<PageId> PagePool::map_pages(std::uintptr_t va, std::vector<PageId> chosen, std::uint32_t n) {
+  // Creates the pages `chosen` lacks, maps all n at va, sets access once.
+  // On failure everything done here is undone and the error rethrown.
   const std::uint32_t reused = static_cast<std::uint32_t>(chosen.size());
   const std::uint32_t created = n - reused;
-
-  // 2. Driver work, with rollback: reserve, create, map, set access.
-  const std::size_t bytes = static_cast<std::size_t>(n) * page_;
-  const std::uintptr_t va = be_.reserve(bytes, 0);
   std::vector<prim::PhysHandle> fresh;
   fresh.reserve(created);
   std::uint32_t mapped = 0;
@@ -242,19 +240,16 @@ Span PagePool::take_stitched(std::uint32_t n, Tag tag, std::uint32_t reuse_max, 
       be_.map(va + i * page_, page_, h);
       ++mapped;
     }
-    be_.set_access(va, bytes, prim::Access::read_write);
+    be_.set_access(va, static_cast<std::size_t>(n) * page_, prim::Access::read_write);
   } catch (...) {
     try {
       if (mapped) be_.unmap(va, mapped * page_);
       for (prim::PhysHandle h : fresh) be_.release(h);
-      be_.free_reservation(va, bytes);
     } catch (...) {
       // The original failure is the one worth reporting.
     }
     throw;
   }
-
-  // 3. Bookkeeping (cannot fail but for allocation of the index nodes).
   for (prim::PhysHandle h : fresh) {
     PageId id = new_page_id();
     Page& pg = pages_[id];
@@ -267,22 +262,81 @@ Span PagePool::take_stitched(std::uint32_t n, Tag tag, std::uint32_t reuse_max, 
     ++free_by_tag(kGlobal);
     chosen.push_back(id);
   }
+  return chosen;
+}
+
+void PagePool::attach(ViewId v, std::uint32_t from, const std::vector<PageId>& pages, std::uint32_t reused) {
+  View& w = views_[v];
+  for (std::uint32_t i = 0; i < pages.size(); ++i) {
+    Page& pg = pages_[pages[i]];
+    if (pg.maps.empty() && i < reused) orphans_.erase({pg.tag, pages[i]});
+    pg.maps.emplace_back(v, from + i);
+    ++slots_mapped_;
+    w.slots.push_back(pages[i]);
+  }
+  if (reused) w.stitched = true;
+}
+
+Span PagePool::take_stitched(std::uint32_t n, Tag tag, std::uint32_t reuse_max, TakeInfo* info) {
+  if (n == 0) throw_error(Errc::invalid_argument, "page pool: empty stitch");
+  std::vector<PageId> chosen = choose_free(std::min(reuse_max, n), tag, next_mark());
+  const std::uint32_t reused = static_cast<std::uint32_t>(chosen.size());
+  // Reserve twice the range: a later, larger request may extend this view
+  // at its tail (take_extended) instead of stitching a whole new one.
+  const std::uint32_t capacity = n <= (1u << 30) ? 2 * n : n;
+  const std::uintptr_t va = be_.reserve(static_cast<std::size_t>(capacity) * page_, 0);
+  try {
+    chosen = map_pages(va, std::move(chosen), n);
+  } catch (...) {
+    try {
+      be_.free_reservation(va, static_cast<std::size_t>(capacity) * page_);
+    } catch (...) {
+    }
+    throw;
+  }
   const ViewId v = new_view_id();
   View& w = views_[v];
   w = View{};
   w.live = true;
   w.va = va;
-  w.slots = chosen;
-  w.stitched = reused > 0;
+  w.capacity = capacity;
+  w.slots.reserve(n);
   ++views_live_;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    Page& pg = pages_[chosen[i]];
-    if (pg.maps.empty() && i < reused) orphans_.erase({pg.tag, chosen[i]});
-    pg.maps.emplace_back(v, i);
-    ++slots_mapped_;
-  }
-  if (info) *info = TakeInfo{reused > 0, reused, created};
+  attach(v, 0, chosen, reused);
+  if (info) *info = TakeInfo{reused > 0, reused, n - reused};
   return mark_busy(v, 0, n);
+}
+
+std::optional<Span> PagePool::take_extended(std::uint32_t n, Tag tag, std::uint32_t reuse_max, TakeInfo* info) {
+  // The longest free run that ends at a view's last mapped slot and whose
+  // view has room for n slots from the run's start: only n - len pages
+  // need mapping (and setting access), instead of n.
+  const RunKey* best = nullptr;
+  const Tag tags[2] = {tag, kGlobal};
+  for (int ti = 0; ti < (tag == kGlobal ? 1 : 2); ++ti)
+    for (auto it = runs_.lower_bound(RunKey{tags[ti], 0, 0, 0}); it != runs_.end() && it->tag == tags[ti]; ++it) {
+      const View& w = views_[it->view];
+      if (it->len < n && it->start + it->len == w.slots.size() && w.holes == 0 && it->start + n <= w.capacity &&
+          (!best || it->len > best->len))
+        best = &*it;
+    }
+  if (!best) return std::nullopt;
+  const RunKey k = *best;
+  const std::uint32_t extra = n - k.len;
+  View& w0 = views_[k.view];
+  const std::uint32_t m = next_mark();
+  // A view maps each page at most once: none of its own pages may join it.
+  for (PageId p : w0.slots) pages_[p].mark = m;
+  std::vector<PageId> chosen = choose_free(std::min(reuse_max, extra), tag, m);
+  const std::uint32_t reused = static_cast<std::uint32_t>(chosen.size());
+  // Never create pages while usable free pages exist: if some are left out
+  // only because this view already maps them, a fresh stitch is better.
+  if (reused < std::min(reuse_max, extra) && usable_free_pages(tag) > k.len + reused) return std::nullopt;
+  const std::uint32_t from = static_cast<std::uint32_t>(w0.slots.size());
+  chosen = map_pages(w0.va + static_cast<std::size_t>(from) * page_, std::move(chosen), extra);
+  attach(k.view, from, chosen, reused);
+  if (info) *info = TakeInfo{views_[k.view].stitched, reused, extra - reused};
+  return mark_busy(k.view, k.start, n);
 }
 
 void PagePool::push_unsettled(Tag tag, const Unsettled& u) {
@@ -439,7 +493,7 @@ void PagePool::destroy_view(ViewId v) {
   }
   for (const RunKey& k : w.runs) runs_.erase(k);
   w.runs.clear();
-  be_.free_reservation(w.va, n * page_);
+  be_.free_reservation(w.va, static_cast<std::size_t>(w.capacity) * page_);
   unidle(v);
   w.live = false;
   w.slots.clear();
@@ -521,9 +575,12 @@ void PagePool::check() const {
       if (pg.tag >= by_tag.size()) broken("free page with an uncounted tag");
       ++by_tag[pg.tag];
     }
-    for (auto [v, slot] : pg.maps) {
+    for (std::size_t i = 0; i < pg.maps.size(); ++i) {
+      auto [v, slot] = pg.maps[i];
       if (v >= views_.size() || !views_[v].live || slot >= views_[v].slots.size() || views_[v].slots[slot] != p)
         broken("page " + std::to_string(p) + " lists a mapping its view does not have");
+      for (std::size_t j = 0; j < i; ++j)
+        if (pg.maps[j].first == v) broken("page " + std::to_string(p) + " is mapped twice in one view");
     }
     const bool orphan = orphans_.count({pg.tag, p}) > 0;
     if (orphan != (pg.maps.empty() && !pg.busy)) broken("orphan set disagrees with page " + std::to_string(p));

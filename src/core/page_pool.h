@@ -82,6 +82,12 @@ class PagePool {
   // Strong guarantee: on any failure nothing changes.
   Span take_stitched(std::uint32_t n, Tag tag, std::uint32_t reuse_max, TakeInfo* info = nullptr);
 
+  // Extends a view at its tail: the longest free run ending at a view's
+  // last slot grows to n slots by mapping n - len pages behind it (free
+  // ones first, new ones for the rest). nullopt if no view qualifies.
+  // Strong guarantee like take_stitched.
+  std::optional<Span> take_extended(std::uint32_t n, Tag tag, std::uint32_t reuse_max, TakeInfo* info = nullptr);
+
   // Pages of `s` become FREE, tagged `tag`, freed as number `seq` of it.
   void give_back(const Span& s, Tag tag, std::uint64_t seq);
 
@@ -133,6 +139,7 @@ class PagePool {
   struct View {
     bool live = false;
     std::uintptr_t va = 0;
+    std::uint32_t capacity = 0;  // slots of reserved VA (>= slots.size())
     std::vector<PageId> slots;
     std::uint32_t spans = 0;  // live spans in this view
     std::uint32_t holes = 0;
@@ -153,6 +160,9 @@ class PagePool {
   };
   PageId new_page_id();
   ViewId new_view_id();
+  std::vector<PageId> choose_free(std::uint32_t want, Tag tag, std::uint32_t mark);
+  std::vector<PageId> map_pages(std::uintptr_t va, std::vector<PageId> chosen, std::uint32_t n);
+  void attach(ViewId v, std::uint32_t from, const std::vector<PageId>& pages, std::uint32_t reused);
   void reindex(ViewId v);
   // Re-index only the runs of v that touch slots [a, b).
   void reindex_window(ViewId v, std::uint32_t a, std::uint32_t b);
