@@ -237,7 +237,10 @@ def plot(results, path):
         import matplotlib.pyplot as plt
         fig, ax = plt.subplots(figsize=(9, 4.5))
         colors = {"native": "tab:red", "expandable": "tab:orange", "memlake": "tab:blue"}
+        variants = iter(["tab:green", "tab:purple", "tab:brown", "tab:cyan"])
         for name, tl in series:
+            if name not in colors:
+                colors[name] = next(variants, None)
             x = [p["step"] for p in tl]
             ax.plot(x, [gib(p["peak_reserved"]) for p in tl], color=colors.get(name), label=f"{name} reserved")
             ax.plot(x, [gib(p["peak_allocated"]) for p in tl], color=colors.get(name), linestyle="--",
