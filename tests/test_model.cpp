@@ -64,7 +64,9 @@ void run_model(const std::string& backend, std::size_t granularity, std::uint64_
       ASSERT_NE(p, nullptr);
       ASSERT_EQ(live.count(p), 0u) << "pointer handed out twice";
       auto it = live.upper_bound(p);
-      if (it != live.end()) ASSERT_LE(static_cast<char*>(p) + n, static_cast<char*>(it->first)) << "overlaps next";
+      if (it != live.end()) {
+        ASSERT_LE(static_cast<char*>(p) + n, static_cast<char*>(it->first)) << "overlaps next";
+      }
       if (it != live.begin()) {
         --it;
         ASSERT_LE(static_cast<char*>(it->first) + it->second.size, static_cast<char*>(p)) << "overlaps previous";

@@ -36,7 +36,9 @@ std::string human_bytes(std::uint64_t bytes) {
 
 std::string format_bytes(std::uint64_t bytes) {
   if (bytes < 1024) return human_bytes(bytes);
-  return human_bytes(bytes) + " (" + std::to_string(bytes) + " bytes)";
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%s (%llu bytes)", human_bytes(bytes).c_str(), static_cast<unsigned long long>(bytes));
+  return buf;
 }
 
 std::string hex_ptr(std::uintptr_t p) {

@@ -16,18 +16,10 @@ PagePool::PagePool(prim::Backend& backend, Quiescer& quiescer)
     : be_(backend), quiescer_(quiescer), page_(backend.granularity()) {}
 
 PagePool::~PagePool() {
-  for (ViewId v = 0; v < views_.size(); ++v) {
-    View& w = views_[v];
+  for (View& w : views_) {
     if (!w.live) continue;
     try {
-      std::uint32_t n = static_cast<std::uint32_t>(w.slots.size());
-      for (std::uint32_t a = 0; a < n;) {
-        if (w.slots[a] == kHole) { ++a; continue; }
-        std::uint32_t b = a;
-        while (b < n && w.slots[b] != kHole) ++b;
-        be_.unmap(w.va + a * page_, (b - a) * page_);
-        a = b;
-      }
+      for_each_mapped_chunk(w, [&](std::uint32_t a, std::uint32_t b) { be_.unmap(w.va + a * page_, (b - a) * page_); });
       be_.free_reservation(w.va, static_cast<std::size_t>(w.capacity) * page_);
     } catch (...) {
       // Destruction must not throw; the backend keeps whatever failed.
@@ -42,24 +34,36 @@ PagePool::~PagePool() {
   }
 }
 
-PageId PagePool::new_page_id() {
-  if (!free_page_ids_.empty()) {
-    PageId id = free_page_ids_.back();
-    free_page_ids_.pop_back();
+namespace {
+// Takes a recycled index from `free_ids`, or appends a new element.
+template <class Vec, class Id>
+Id take_index(Vec& items, std::vector<Id>& free_ids) {
+  if (!free_ids.empty()) {
+    Id id = free_ids.back();
+    free_ids.pop_back();
     return id;
   }
-  pages_.emplace_back();
-  return static_cast<PageId>(pages_.size() - 1);
+  items.emplace_back();
+  return static_cast<Id>(items.size() - 1);
 }
+}  // namespace
 
-ViewId PagePool::new_view_id() {
-  if (!free_view_ids_.empty()) {
-    ViewId id = free_view_ids_.back();
-    free_view_ids_.pop_back();
-    return id;
+PageId PagePool::new_page_id() { return take_index(pages_, free_page_ids_); }
+ViewId PagePool::new_view_id() { return take_index(views_, free_view_ids_); }
+
+template <class F>
+void PagePool::for_each_mapped_chunk(const View& w, F&& f) {
+  const std::uint32_t n = static_cast<std::uint32_t>(w.slots.size());
+  for (std::uint32_t a = 0; a < n;) {
+    if (w.slots[a] == kHole) {
+      ++a;
+      continue;
+    }
+    std::uint32_t b = a;
+    while (b < n && w.slots[b] != kHole) ++b;
+    f(a, b);
+    a = b;
   }
-  views_.emplace_back();
-  return static_cast<ViewId>(views_.size() - 1);
 }
 
 void PagePool::scan_runs(ViewId v, std::uint32_t lo, std::uint32_t hi, std::vector<RunKey>& out) const {
@@ -480,17 +484,7 @@ void PagePool::destroy_view(ViewId v) {
   // Kernels may still use memory freed through this view: wait for them.
   for (auto [tag, seq] : w.last_free) quiescer_.wait(tag, seq);
   w.last_free.clear();
-  const std::uint32_t n = static_cast<std::uint32_t>(w.slots.size());
-  for (std::uint32_t a = 0; a < n;) {
-    if (w.slots[a] == kHole) {
-      ++a;
-      continue;
-    }
-    std::uint32_t b = a;
-    while (b < n && w.slots[b] != kHole) ++b;
-    unmap_slots(w, a, b);
-    a = b;
-  }
+  for_each_mapped_chunk(w, [&](std::uint32_t a, std::uint32_t b) { unmap_slots(w, a, b); });
   for (const RunKey& k : w.runs) runs_.erase(k);
   w.runs.clear();
   be_.free_reservation(w.va, static_cast<std::size_t>(w.capacity) * page_);

@@ -158,6 +158,8 @@ class PagePool {
     ViewId view;
     std::uint32_t first, count;
   };
+  template <class F>
+  static void for_each_mapped_chunk(const View& w, F&& f);
   PageId new_page_id();
   ViewId new_view_id();
   std::vector<PageId> choose_free(std::uint32_t want, Tag tag, std::uint32_t mark);
