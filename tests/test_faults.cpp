@@ -109,7 +109,9 @@ TEST(Faults, RandomFaultsDuringRandomWorkloadLeakNothing) {
         r.dev->free(live[j]);
         live.erase(live.begin() + static_cast<long>(j));
       }
-      if (i % 50 == 0) ASSERT_NO_THROW(r.dev->check()) << "step " << i;
+      if (i % 50 == 0) {
+        ASSERT_NO_THROW(r.dev->check()) << "step " << i;
+      }
     }
     r.faulty->stop_failing();
     EXPECT_GT(failures, 0);

@@ -4,6 +4,7 @@
 
 #include "support.h"
 #include "trace/replay.h"
+#include "memlake/memlake.h"
 #include "trace/trace.h"
 
 namespace memlake::test {
@@ -124,6 +125,59 @@ TEST(Replay, CapTurnsIntoCountedOutOfMemory) {
   EXPECT_EQ(r.unmatched_frees, 1u) << "the free of the refused allocation";
   EXPECT_EQ(r.stats.num_ooms, 1u);
   std::remove(p.c_str());
+}
+
+TEST(Tracing, TraceOptionWritesAReplayableLog) {
+  for (const char* name : {"cap.csv", "cap.csv.gz"}) {
+    const std::string path = tmp_path(std::string("traced_") + name);
+    memlake_options* o = nullptr;
+    ASSERT_EQ(memlake_options_create(&o, 0), MEMLAKE_OK);
+    memlake_options_set(o, "backend", "host");
+    memlake_options_set(o, "trace", path.c_str());
+    memlake_allocator* a = nullptr;
+    ASSERT_EQ(memlake_create(o, &a), MEMLAKE_OK) << memlake_last_error();
+    void *p1, *p2, *p3;
+    memlake_alloc(a, 5 << 20, 0, nullptr, &p1);
+    memlake_alloc(a, 100, 0, nullptr, &p2);
+    memlake_free(a, p1, 0, nullptr);
+    memlake_alloc(a, 3 << 20, 0, nullptr, &p3);
+    int x;
+    EXPECT_NE(memlake_free(a, &x, 0, nullptr), MEMLAKE_OK);  // a failed free is not traced
+    memlake_free(a, p2, 0, nullptr);
+    memlake_free(a, p3, 0, nullptr);
+    memlake_destroy(a);
+    memlake_options_destroy(o);
+    trace::Reader r(path);
+    trace::Event e;
+    std::vector<trace::Event> ev;
+    while (r.next(e)) ev.push_back(e);
+    ASSERT_EQ(ev.size(), 6u) << name;
+    EXPECT_EQ(ev[0].action, trace::Action::allocate);
+    EXPECT_EQ(ev[0].size, 5u << 20);
+    EXPECT_EQ(ev[0].ptr, reinterpret_cast<std::uintptr_t>(p1));
+    EXPECT_EQ(ev[2].action, trace::Action::free);
+    EXPECT_EQ(ev[2].ptr, reinterpret_cast<std::uintptr_t>(p1));
+    EXPECT_EQ(ev[2].size, 5u << 20);
+    EXPECT_LE(ev[0].time_us, ev[5].time_us);
+    trace::ReplayConfig cfg;
+    cfg.options.backend = "host";
+    auto rr = trace::replay(path, cfg);
+    EXPECT_EQ(rr.allocs, 3u);
+    EXPECT_EQ(rr.frees, 3u);
+    EXPECT_EQ(rr.unmatched_frees, 0u);
+    std::remove(path.c_str());
+  }
+}
+
+TEST(Tracing, UnwritablePathIsAClearError) {
+  memlake_options* o = nullptr;
+  ASSERT_EQ(memlake_options_create(&o, 0), MEMLAKE_OK);
+  memlake_options_set(o, "backend", "host");
+  memlake_options_set(o, "trace", "/nonexistent/dir/t.csv");
+  memlake_allocator* a = nullptr;
+  EXPECT_EQ(memlake_create(o, &a), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(memlake_last_error()).find("cannot write trace"), std::string::npos) << memlake_last_error();
+  memlake_options_destroy(o);
 }
 
 TEST(Replay, SharedTraceIfPresent) {

@@ -21,6 +21,7 @@ struct memlake_options {
 
 struct memlake_allocator {
   Options opts;
+  std::shared_ptr<memlake::trace::Tracer> tracer;  // MEMLAKE_TRACE
   std::mutex mu;  // guards the device map, not the devices
   std::map<int, std::unique_ptr<DeviceAllocator>> devices;
 
@@ -30,6 +31,7 @@ struct memlake_allocator {
     if (it != devices.end()) return *it->second;
     if (d < 0) memlake::throw_error(Errc::invalid_argument, "device " + std::to_string(d) + " is not a device ordinal");
     auto dev = std::make_unique<DeviceAllocator>(d, opts);
+    dev->set_tracer(tracer);
     return *devices.emplace(d, std::move(dev)).first->second;
   }
   DeviceAllocator* existing(int d) {
@@ -141,6 +143,7 @@ memlake_status memlake_create(const memlake_options* opts, memlake_allocator** o
       std::string why;
       if (!memlake::prim::cuda_available(&why)) memlake::throw_error(Errc::unavailable, "cuda backend unavailable: " + why);
     }
+    if (!a->opts.trace.empty()) a->tracer = std::make_shared<memlake::trace::Tracer>(a->opts.trace);
     *out = a.release();
   });
 }
@@ -216,7 +219,8 @@ size_t memlake_stats_json(memlake_allocator* a, char* buf, size_t len) {
     std::lock_guard<std::mutex> g(a->mu);
     bool first = true;
     for (auto& [id, d] : a->devices) {
-      j += (first ? "" : ",") + memlake::core::stats_json(d->stats());
+      if (!first) j += ',';
+      j += memlake::core::stats_json(d->stats());
       first = false;
     }
   });

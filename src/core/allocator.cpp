@@ -178,6 +178,11 @@ std::size_t Allocator::size_of(const void* ptr) const {
   return it == records_.end() ? 0 : it->second.requested;
 }
 
+prim::Stream Allocator::stream_of(const void* ptr) const {
+  auto it = records_.find(reinterpret_cast<std::uintptr_t>(ptr));
+  return it == records_.end() ? nullptr : tracker_.stream_of(it->second.tag);
+}
+
 std::size_t Allocator::empty_cache() {
   small_.drop_empty();
   be_.synchronize_device();  // no kernel can touch freed memory any more

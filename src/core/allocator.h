@@ -66,6 +66,8 @@ class Allocator final : private SlabSource {
   FreeInfo free(void* ptr);
   // Size requested for a live allocation, 0 if `ptr` is not one.
   std::size_t size_of(const void* ptr) const;
+  // Stream a live allocation was made on (nullptr if none or not live).
+  prim::Stream stream_of(const void* ptr) const;
 
   // Synchronise the device and release every free page to the driver.
   std::size_t empty_cache();

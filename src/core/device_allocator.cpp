@@ -33,6 +33,7 @@ void* DeviceAllocator::alloc(std::size_t size, prim::Stream stream) {
   try {
     void* p = alloc_.alloc(size, stream, &info);
     rec_.on_alloc(size, info, alloc_.gauges());
+    if (tracer_ && p) tracer_->allocated(p, size, stream);
     return p;
   } catch (const Error& e) {
     if (e.code() == Errc::out_of_memory) rec_.on_oom();
@@ -43,8 +44,10 @@ void* DeviceAllocator::alloc(std::size_t size, prim::Stream stream) {
 
 void DeviceAllocator::free(void* ptr) {
   std::lock_guard<std::mutex> g(mu_);
+  const prim::Stream stream = alloc_.stream_of(ptr);
   FreeInfo fi = alloc_.free(ptr);
   rec_.on_free(fi, alloc_.gauges());
+  if (tracer_ && fi.requested) tracer_->freed(ptr, fi.requested, stream);
 }
 
 std::size_t DeviceAllocator::size_of(const void* ptr) const {

@@ -12,6 +12,7 @@
 #include "core/allocator.h"
 #include "core/stats.h"
 #include "prim/decorators.h"
+#include "trace/tracer.h"
 
 namespace memlake::core {
 
@@ -21,6 +22,9 @@ class DeviceAllocator {
   DeviceAllocator(int device, const Options& opts);
   // Uses a caller-built backend (tests wrap it in fault injection).
   DeviceAllocator(std::unique_ptr<prim::Backend> backend, const Options& opts);
+  // Every successful alloc and free is also written to `tracer` (shared by
+  // the devices of one process-level allocator); nullptr = no tracing.
+  void set_tracer(std::shared_ptr<trace::Tracer> tracer) { tracer_ = std::move(tracer); }
   ~DeviceAllocator();
 
   void* alloc(std::size_t size, prim::Stream stream);
@@ -42,6 +46,7 @@ class DeviceAllocator {
   mutable std::mutex mu_;
   Allocator alloc_;
   StatsRecorder rec_;
+  std::shared_ptr<trace::Tracer> tracer_;
 };
 
 }  // namespace memlake::core

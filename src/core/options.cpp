@@ -65,6 +65,10 @@ const std::vector<Entry>& entries() {
         "Host backend only: physical memory it may create, in bytes (emulates a device's size). 0 = no limit."},
        [](Options& o, const std::string& v) { o.host_memory_limit = parse_size(v); },
        [](const Options& o) { return size_str(o.host_memory_limit); }},
+      {{"trace", "MEMLAKE_TRACE", "",
+        "Write every allocation and free to this file as an RMM-style log (Thread,Time,Action,Pointer,Size,Stream; '.gz' compresses), for `memlake replay`. Empty = off."},
+       [](Options& o, const std::string& v) { o.trace = v; },
+       [](const Options& o) { return o.trace; }},
   };
   return table;
 }
