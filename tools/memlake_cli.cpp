@@ -14,6 +14,7 @@
 #include "core/options.h"
 #include "memlake/memlake.h"
 #include "bench/alloc_bench.h"
+#include "obs/stats_server.h"
 #include "trace/replay.h"
 
 namespace {
@@ -24,6 +25,9 @@ const char* kUsage =
     "commands:\n"
     "  replay TRACE   replay an RMM-style allocation log (.csv or .csv.gz) through memlake\n"
     "  bench alloc    allocator micro-benchmarks: hot path, stitch and growth cost\n"
+    "  stat [PID]     live statistics of processes serving them (MEMLAKE_STATS_SERVER=1);\n"
+    "                 --json or --prometheus for machine-readable output\n"
+    "  top            the same, refreshed (--interval SECONDS, --iterations N)\n"
     "  options        print the configuration table (MEMLAKE_* variables)\n"
     "  version        print the version\n"
     "\n"
@@ -117,6 +121,61 @@ int cmd_replay(const std::vector<std::string>& args) {
   }
 }
 
+const char* kStatHeader = "PID      DEV BACK      RESERVED    ALLOCATED   UTIL   LARGEST FREE STITCH   DRIVER   OOMS\n";
+
+// Prints each server's reply; returns how many answered.
+int print_stats(const std::vector<int>& pids, const std::string& request) {
+  const std::string dir = memlake::obs::socket_dir();
+  int answered = 0;
+  if (request == "text") std::fputs(kStatHeader, stdout);
+  for (int pid : pids) {
+    try {
+      std::fputs(memlake::obs::query(dir + "/" + std::to_string(pid) + ".sock", request).c_str(), stdout);
+      ++answered;
+    } catch (const memlake::Error& e) {
+      std::fprintf(stderr, "memlake stat: %d: %s\n", pid, e.what());
+    }
+  }
+  return answered;
+}
+
+int cmd_stat(const std::vector<std::string>& args, bool top) {
+  std::string request = "text";
+  double interval = 1.0;
+  long iterations = -1;
+  std::vector<int> pids;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    try {
+      if (a == "--json") request = "json";
+      else if (a == "--prometheus") request = "prometheus";
+      else if (a == "--interval" && i + 1 < args.size()) interval = std::stod(args[++i]);
+      else if (a == "--iterations" && i + 1 < args.size()) iterations = std::stol(args[++i]);
+      else if (!a.empty() && a[0] != '-') pids.push_back(std::stoi(a));
+      else return usage_error("unknown stat option " + a);
+    } catch (const std::exception&) {
+      return usage_error("bad value for " + a);
+    }
+  }
+  const bool all = pids.empty();
+  for (long it = 0; iterations < 0 || it < iterations; ++it) {
+    std::vector<int> targets = all ? memlake::obs::list_servers() : pids;
+    if (top) std::fputs("\x1b[H\x1b[2J", stdout);
+    if (targets.empty()) {
+      std::fprintf(top ? stdout : stderr, "no process is serving memlake statistics in %s (run it with MEMLAKE_STATS_SERVER=1)\n",
+                   memlake::obs::socket_dir().c_str());
+      if (!top) return 1;
+    } else if (print_stats(targets, request) == 0 && !top) {
+      return 1;
+    }
+    std::fflush(stdout);
+    if (!top) return 0;
+    if (iterations >= 0 && it + 1 >= iterations) break;
+    usleep(static_cast<useconds_t>(interval * 1e6));
+  }
+  return 0;
+}
+
 int cmd_bench(const std::vector<std::string>& args) {
   if (args.empty() || args[0] != "alloc") return usage_error("bench needs a subject: alloc");
   memlake::Options o;
@@ -148,6 +207,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 2, argv + argc);
   if (cmd == "replay") return cmd_replay(args);
   if (cmd == "bench") return cmd_bench(args);
+  if (cmd == "stat") return cmd_stat(args, false);
+  if (cmd == "top") return cmd_stat(args, true);
   if (cmd == "options") return cmd_options(!args.empty() && args[0] == "--markdown");
   if (cmd == "version" || cmd == "--version") {
     std::printf("memlake %s\n", memlake_version());

@@ -1,6 +1,7 @@
 // The C ABI: a thin shell that maps exceptions to status codes.
 #include "memlake/memlake.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -9,6 +10,7 @@
 
 #include "core/device_allocator.h"
 #include "core/error.h"
+#include "obs/stats_server.h"
 
 using memlake::Errc;
 using memlake::Error;
@@ -44,6 +46,15 @@ struct memlake_allocator {
 namespace {
 
 thread_local std::string t_last_error;
+
+// One stats server per process serves every allocator that asked for it.
+std::mutex g_served_mu;
+std::vector<memlake_allocator*> g_served;
+std::unique_ptr<memlake::obs::StatsServer> g_server;
+
+std::vector<memlake::core::Stats> served_stats();
+void serve_stats(memlake_allocator* a);
+void unserve_stats(memlake_allocator* a);
 
 template <class F>
 memlake_status guarded(F&& f) {
@@ -144,11 +155,16 @@ memlake_status memlake_create(const memlake_options* opts, memlake_allocator** o
       if (!memlake::prim::cuda_available(&why)) memlake::throw_error(Errc::unavailable, "cuda backend unavailable: " + why);
     }
     if (!a->opts.trace.empty()) a->tracer = std::make_shared<memlake::trace::Tracer>(a->opts.trace);
+    if (a->opts.stats_server) serve_stats(a.get());
     *out = a.release();
   });
 }
 
-void memlake_destroy(memlake_allocator* a) { delete a; }
+void memlake_destroy(memlake_allocator* a) {
+  if (!a) return;
+  if (a->opts.stats_server) unserve_stats(a);
+  delete a;
+}
 
 memlake_status memlake_alloc(memlake_allocator* a, size_t size, int device, void* stream, void** ptr) {
   if (!a || !ptr) return null_arg("allocator or ptr");
@@ -306,3 +322,33 @@ void memlake_torch_free(void* ptr, size_t size, int device, void* stream) {
 }
 
 }  // extern "C"
+
+namespace {
+
+std::vector<memlake::core::Stats> served_stats() {
+  std::vector<memlake::core::Stats> out;
+  std::lock_guard<std::mutex> g(g_served_mu);
+  for (memlake_allocator* a : g_served) {
+    std::lock_guard<std::mutex> ga(a->mu);
+    for (auto& [id, d] : a->devices) out.push_back(d->stats());
+  }
+  return out;
+}
+
+void serve_stats(memlake_allocator* a) {
+  std::lock_guard<std::mutex> g(g_served_mu);
+  if (!g_server) g_server = std::make_unique<memlake::obs::StatsServer>(served_stats);  // may throw: nothing changed
+  g_served.push_back(a);
+}
+
+void unserve_stats(memlake_allocator* a) {
+  std::unique_ptr<memlake::obs::StatsServer> stop;
+  {
+    std::lock_guard<std::mutex> g(g_served_mu);
+    g_served.erase(std::remove(g_served.begin(), g_served.end(), a), g_served.end());
+    if (g_served.empty()) stop = std::move(g_server);
+  }
+  // stop (joining the serving thread) outside the lock the thread may be waiting for
+}
+
+}  // namespace

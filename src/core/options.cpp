@@ -69,6 +69,10 @@ const std::vector<Entry>& entries() {
         "Write every allocation and free to this file as an RMM-style log (Thread,Time,Action,Pointer,Size,Stream; '.gz' compresses), for `memlake replay`. Empty = off."},
        [](Options& o, const std::string& v) { o.trace = v; },
        [](const Options& o) { return o.trace; }},
+      {{"stats_server", "MEMLAKE_STATS_SERVER", "0",
+        "Serve this process's statistics on a Unix socket ($XDG_RUNTIME_DIR/memlake or /tmp/memlake-UID, same user only) for `memlake stat` and `memlake top`."},
+       [](Options& o, const std::string& v) { o.stats_server = parse_bool("stats_server", v); },
+       [](const Options& o) { return std::string(o.stats_server ? "1" : "0"); }},
   };
   return table;
 }

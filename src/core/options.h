@@ -21,6 +21,7 @@ struct Options {
   double max_mapped_ratio = 4.0;         // mapped VA <= ratio x reserved (cached views)
   std::size_t host_memory_limit = 0;     // host backend physical limit
   std::string trace;                     // write an allocation log here ("" = off)
+  bool stats_server = false;             // serve live stats on a Unix socket
 
   static Options defaults() { return Options{}; }
   static Options from_env();             // defaults + MEMLAKE_* variables

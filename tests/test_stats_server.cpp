@@ -1,0 +1,146 @@
+// Live statistics from outside the process: the Unix-socket server.
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <algorithm>
+#include <thread>
+
+#include "memlake/memlake.h"
+#include "obs/stats_server.h"
+#include "support.h"
+
+namespace memlake::test {
+namespace {
+
+std::string private_dir() {
+  std::string d = ::testing::TempDir() + "memlake_stats_" + std::to_string(::getpid());
+  return d;
+}
+
+std::vector<core::Stats> fake_stats() {
+  core::Stats s;
+  s.device = 0;
+  s.backend = "host";
+  s.reserved.set(8 << 20);
+  s.requested.set(6 << 20);
+  s.num_allocs = 3;
+  return {s};
+}
+
+// Sends raw bytes and returns the whole reply.
+std::string raw_exchange(const std::string& path, const std::string& bytes) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::strcpy(a.sun_path, path.c_str());
+  EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  if (!bytes.empty()) ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  std::string out;
+  char buf[512];
+  ssize_t n;
+  while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0) out.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  return out;
+}
+
+TEST(StatsServer, AnswersJsonPrometheusAndText) {
+  obs::StatsServer srv(fake_stats, private_dir());
+  std::string j = obs::query(srv.path(), "json");
+  EXPECT_NE(j.find("\"pid\":" + std::to_string(::getpid())), std::string::npos) << j;
+  EXPECT_NE(j.find("\"reserved_bytes\":{\"current\":8388608"), std::string::npos) << j;
+  std::string p = obs::query(srv.path(), "prometheus");
+  EXPECT_NE(p.find("# TYPE memlake_reserved_bytes gauge"), std::string::npos) << p;
+  EXPECT_NE(p.find("memlake_reserved_bytes{pid=\"" + std::to_string(::getpid()) + "\",device=\"0\",backend=\"host\"} 8388608"),
+            std::string::npos)
+      << p;
+  EXPECT_NE(p.find("memlake_utilization{"), std::string::npos);
+  std::string t = obs::query(srv.path(), "text");
+  EXPECT_NE(t.find("8.00 MiB"), std::string::npos) << t;
+  EXPECT_EQ(srv.served(), 3u);
+}
+
+TEST(StatsServer, MalformedRequestsGetErrorsAndTheServerLivesOn) {
+  obs::StatsServer srv(fake_stats, private_dir());
+  EXPECT_EQ(raw_exchange(srv.path(), "gimme\n"), "error: unknown request (expected json, prometheus or text)\n");
+  EXPECT_EQ(raw_exchange(srv.path(), std::string(200, 'x')), "error: request too long\n");
+  EXPECT_EQ(raw_exchange(srv.path(), std::string("\0\xff\n", 3)).rfind("error:", 0), 0u);
+  EXPECT_EQ(raw_exchange(srv.path(), ""), "error: timeout waiting for a request line\n");  // 1 s
+  EXPECT_EQ(srv.rejected(), 4u);
+  EXPECT_NE(obs::query(srv.path(), "json").find("\"devices\""), std::string::npos) << "still serving";
+}
+
+TEST(StatsServer, OtherUsersAreRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as another user";
+  obs::StatsServer srv(fake_stats, private_dir());
+  pid_t child = ::fork();
+  if (child == 0) {
+    if (::setuid(65534) != 0) _exit(3);
+    try {
+      std::string r = obs::query(srv.path(), "json", 500);
+      _exit(r.rfind("error: permission denied", 0) == 0 ? 0 : 1);
+    } catch (const Error&) {
+      _exit(0);  // could not even reach the socket: refused as well
+    }
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "another uid got statistics";
+}
+
+TEST(StatsServer, ListsLiveServersAndRemovesStaleSockets) {
+  const std::string dir = private_dir();
+  obs::StatsServer srv(fake_stats, dir);
+  const std::string stale = dir + "/999999999.sock";
+  FILE* f = std::fopen(stale.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fclose(f);
+  auto pids = obs::list_servers(dir);
+  EXPECT_EQ(pids, std::vector<int>{static_cast<int>(::getpid())});
+  EXPECT_NE(::access(stale.c_str(), F_OK), 0) << "stale socket was not removed";
+}
+
+TEST(StatsServer, CApiServesEveryAllocatorThatAsks) {
+  ::setenv("XDG_RUNTIME_DIR", ::testing::TempDir().c_str(), 1);
+  memlake_options* o = nullptr;
+  ASSERT_EQ(memlake_options_create(&o, 0), MEMLAKE_OK);
+  memlake_options_set(o, "backend", "host");
+  memlake_options_set(o, "stats_server", "1");
+  memlake_allocator* a = nullptr;
+  ASSERT_EQ(memlake_create(o, &a), MEMLAKE_OK) << memlake_last_error();
+  const std::string path = obs::socket_dir() + "/" + std::to_string(::getpid()) + ".sock";
+  // Under an allocation storm the server still answers.
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> storm;
+  for (int t = 0; t < 2; ++t)
+    storm.emplace_back([&] {
+      while (!stop) {
+        void* p = nullptr;
+        memlake_alloc(a, 3 << 20, 0, nullptr, &p);
+        memlake_free(a, p, 0, nullptr);
+      }
+    });
+  std::vector<double> ms;
+  for (int i = 0; i < 20; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    std::string j = obs::query(path, "json");
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    EXPECT_NE(j.find("\"backend\":\"host\""), std::string::npos) << j;
+  }
+  stop = true;
+  for (auto& th : storm) th.join();
+  std::sort(ms.begin(), ms.end());
+  std::printf("[ info ] stats query under an allocation storm: median %.3f ms, max %.3f ms\n", ms[ms.size() / 2], ms.back());
+  memlake_destroy(a);
+  memlake_options_destroy(o);
+  EXPECT_NE(::access(path.c_str(), F_OK), 0) << "socket left behind after the last allocator went";
+  ::unsetenv("XDG_RUNTIME_DIR");
+}
+
+}  // namespace
+}  // namespace memlake::test
