@@ -1,5 +1,6 @@
 // Live statistics from outside the process: the Unix-socket server.
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -106,7 +107,9 @@ TEST(StatsServer, ListsLiveServersAndRemovesStaleSockets) {
 }
 
 TEST(StatsServer, CApiServesEveryAllocatorThatAsks) {
-  ::setenv("XDG_RUNTIME_DIR", ::testing::TempDir().c_str(), 1);
+  const std::string runtime = ::testing::TempDir() + "memlake_xdg_" + std::to_string(::getpid());
+  ASSERT_EQ(::mkdir(runtime.c_str(), 0700), 0);
+  ::setenv("XDG_RUNTIME_DIR", runtime.c_str(), 1);
   memlake_options* o = nullptr;
   ASSERT_EQ(memlake_options_create(&o, 0), MEMLAKE_OK);
   memlake_options_set(o, "backend", "host");
@@ -142,6 +145,8 @@ TEST(StatsServer, CApiServesEveryAllocatorThatAsks) {
   memlake_destroy(a);
   memlake_options_destroy(o);
   EXPECT_NE(::access(path.c_str(), F_OK), 0) << "socket left behind after the last allocator went";
+  ::rmdir(obs::socket_dir().c_str());
+  ::rmdir(runtime.c_str());
   ::unsetenv("XDG_RUNTIME_DIR");
 }
 
