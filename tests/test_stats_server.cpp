@@ -18,10 +18,13 @@
 namespace memlake::test {
 namespace {
 
-std::string private_dir() {
-  std::string d = ::testing::TempDir() + "memlake_stats_" + std::to_string(::getpid());
-  return d;
-}
+// A socket directory of this test process, removed afterwards (the server
+// creates it and removes only its socket).
+struct PrivateDir {
+  std::string path = ::testing::TempDir() + "memlake_stats_" + std::to_string(::getpid());
+  ~PrivateDir() { ::rmdir(path.c_str()); }
+  operator std::string() const { return path; }
+};
 
 std::vector<core::Stats> fake_stats() {
   core::Stats s;
@@ -50,7 +53,8 @@ std::string raw_exchange(const std::string& path, const std::string& bytes) {
 }
 
 TEST(StatsServer, AnswersJsonPrometheusAndText) {
-  obs::StatsServer srv(fake_stats, private_dir());
+  PrivateDir dir;
+  obs::StatsServer srv(fake_stats, dir);
   std::string j = obs::query(srv.path(), "json");
   EXPECT_NE(j.find("\"pid\":" + std::to_string(::getpid())), std::string::npos) << j;
   EXPECT_NE(j.find("\"reserved_bytes\":{\"current\":8388608"), std::string::npos) << j;
@@ -66,7 +70,8 @@ TEST(StatsServer, AnswersJsonPrometheusAndText) {
 }
 
 TEST(StatsServer, MalformedRequestsGetErrorsAndTheServerLivesOn) {
-  obs::StatsServer srv(fake_stats, private_dir());
+  PrivateDir dir;
+  obs::StatsServer srv(fake_stats, dir);
   EXPECT_EQ(raw_exchange(srv.path(), "gimme\n"), "error: unknown request (expected json, prometheus or text)\n");
   EXPECT_EQ(raw_exchange(srv.path(), std::string(200, 'x')), "error: request too long\n");
   EXPECT_EQ(raw_exchange(srv.path(), std::string("\0\xff\n", 3)).rfind("error:", 0), 0u);
@@ -77,7 +82,8 @@ TEST(StatsServer, MalformedRequestsGetErrorsAndTheServerLivesOn) {
 
 TEST(StatsServer, OtherUsersAreRefused) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as another user";
-  obs::StatsServer srv(fake_stats, private_dir());
+  PrivateDir dir;
+  obs::StatsServer srv(fake_stats, dir);
   pid_t child = ::fork();
   if (child == 0) {
     if (::setuid(65534) != 0) _exit(3);
@@ -95,7 +101,8 @@ TEST(StatsServer, OtherUsersAreRefused) {
 }
 
 TEST(StatsServer, ListsLiveServersAndRemovesStaleSockets) {
-  const std::string dir = private_dir();
+  PrivateDir pd;
+  const std::string dir = pd;
   obs::StatsServer srv(fake_stats, dir);
   const std::string stale = dir + "/999999999.sock";
   FILE* f = std::fopen(stale.c_str(), "w");
