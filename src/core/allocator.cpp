@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/fault_report.h"
 
 namespace memlake::core {
 
@@ -14,7 +15,9 @@ Allocator::Allocator(prim::Backend& backend, const Options& opts)
       tracker_(backend),
       pool_(backend, tracker_),
       small_(*this, backend.granularity()),
-      cap_(opts.memory_cap) {
+      cap_(opts.memory_cap),
+      safe_(opts.guard || opts.quarantine > 0) {
+  if (safe_ && backend.name() == "host") fault::install();
   if (opts_.small_max >= pool_.page_size())
     throw_error(Errc::invalid_argument, "small_max (" + std::to_string(opts_.small_max) +
                                             ") must be smaller than the page size (" +
@@ -24,6 +27,10 @@ Allocator::Allocator(prim::Backend& backend, const Options& opts)
 Allocator::~Allocator() {
   try {
     be_.synchronize_device();
+    for (auto [va, bytes] : quarantined_) {
+      fault::remove(va);
+      pool_.free_range(va, bytes);
+    }
   } catch (...) {
   }
 }
@@ -39,6 +46,11 @@ void* Allocator::alloc(std::size_t size, prim::Stream stream, AllocInfo* out) {
                                             format_bytes(kMaxAlloc) + ")");
   const Tag tag = tracker_.tag_of(stream);
   records_.reserve(records_.size() + 1);  // no rehash (and no throw) after the memory is taken
+  if (safe_) {
+    void* p = alloc_safe(size, tag, info);
+    if (out) *out = info;
+    return p;
+  }
   if (size <= opts_.small_max) {
     const std::size_t r = SmallPool::round(size);
     const std::size_t slabs = small_.slabs();
@@ -78,9 +90,45 @@ bool Allocator::settle_others(Tag tag, bool block) {
   return pool_.usable_free_pages(tag) > before;
 }
 
-Span Allocator::acquire(std::uint32_t n, Tag tag, std::size_t request, AllocInfo& info) {
+void* Allocator::alloc_safe(std::size_t size, Tag tag, AllocInfo& info) {
+  // Its own view, with the allocation's end (512-byte aligned) at the end of
+  // the mapped pages; the view's next slot is never mapped (views reserve
+  // twice their size), so an overrun past that point faults.
+  const std::size_t page = pool_.page_size();
+  const std::size_t r = SmallPool::round(size);
+  const std::size_t pages = (r + page - 1) / page;
+  if (pages > std::numeric_limits<std::uint32_t>::max())
+    throw_error(Errc::invalid_argument, "alloc of " + format_bytes(size) + ": too many pages");
+  Span s = acquire(static_cast<std::uint32_t>(pages), tag, size, info, /*fresh=*/true);
+  info.rounded = pages * page;
+  const std::uintptr_t end = s.va + pages * page;
+  const std::uintptr_t p = opts_.guard ? end - r : s.va;
+  if (opts_.guard) fault::add_guard(end, end + page, p, size);
+  records_.emplace(p, Record{size, tag, nullptr, s});
+  return reinterpret_cast<void*>(p);
+}
+
+void Allocator::free_safe(std::uintptr_t ptr, const Record& r) {
+  const std::uintptr_t end = r.span.va + static_cast<std::size_t>(r.span.count) * pool_.page_size();
+  if (opts_.guard) fault::remove(end);
+  pool_.give_back(r.span, r.tag, tracker_.note_free(r.tag));
+  // Unmap now: nothing may reach this memory through this range any more.
+  auto range = pool_.retire_view(r.span.view, opts_.quarantine > 0);
+  fault::set_free_count(++frees_);
+  if (opts_.quarantine == 0) return;
+  fault::add_freed(range.first, range.first + range.second, ptr, r.requested, frees_);
+  quarantined_.push_back(range);
+  while (quarantined_.size() > opts_.quarantine) {
+    fault::remove(quarantined_.front().first);
+    pool_.free_range(quarantined_.front().first, quarantined_.front().second);
+    quarantined_.pop_front();
+  }
+}
+
+Span Allocator::acquire(std::uint32_t n, Tag tag, std::size_t request, AllocInfo& info, bool fresh) {
   TakeInfo ti;
   auto fit = [&]() -> std::optional<Span> {
+    if (fresh) return std::nullopt;
     auto s = pool_.take_fit(n, tag, &ti);
     if (s) info.path = ti.stitched_view ? Path::fit_stitched : Path::fit;
     return s;
@@ -112,7 +160,7 @@ Span Allocator::acquire(std::uint32_t n, Tag tag, std::size_t request, AllocInfo
   Span s;
   try {
     std::optional<Span> ext;
-    if (opts_.stitch) ext = pool_.take_extended(n, tag, reuse, &ti);
+    if (opts_.stitch && !fresh) ext = pool_.take_extended(n, tag, reuse, &ti);
     s = ext ? *ext : pool_.take_stitched(n, tag, reuse, &ti);
   } catch (const Error& e) {
     if (e.code() != Errc::out_of_memory) throw;
@@ -161,6 +209,10 @@ FreeInfo Allocator::free(void* ptr) {
                                             std::to_string(be_.device()) + " (double free or foreign pointer)");
   const Record r = it->second;
   records_.erase(it);
+  if (safe_) {
+    free_safe(reinterpret_cast<std::uintptr_t>(ptr), r);
+    return FreeInfo{r.requested, static_cast<std::size_t>(r.span.count) * pool_.page_size()};
+  }
   const std::uint64_t seq = tracker_.note_free(r.tag);
   FreeInfo fi{r.requested, 0};
   if (r.block) {
@@ -218,7 +270,9 @@ void Allocator::check() const {
     if (r.block) {
       if (small_.ptr(r.block) != p) throw_error(Errc::internal, "record key differs from its block");
     } else {
-      if (r.span.va != p) throw_error(Errc::internal, "record key differs from its span");
+      const std::uintptr_t end = r.span.va + static_cast<std::size_t>(r.span.count) * pool_.page_size();
+      if (safe_ ? (p < r.span.va || p >= end) : r.span.va != p)
+        throw_error(Errc::internal, "record key differs from its span");
       spans.push_back(r.span);
     }
   }

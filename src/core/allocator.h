@@ -13,6 +13,7 @@
 // Every failure leaves the allocator consistent; check() verifies that.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <unordered_map>
 
@@ -90,7 +91,10 @@ class Allocator final : private SlabSource {
     Span span;                // large allocation
   };
 
-  Span acquire(std::uint32_t pages, Tag tag, std::size_t request, AllocInfo& info);
+  // fresh: a new view of its own (memory-safety modes), never a cached one.
+  Span acquire(std::uint32_t pages, Tag tag, std::size_t request, AllocInfo& info, bool fresh = false);
+  void* alloc_safe(std::size_t size, Tag tag, AllocInfo& info);
+  void free_safe(std::uintptr_t ptr, const Record& r);
   bool settle_others(Tag tag, bool block);
   [[noreturn]] void oom(std::size_t request, Tag tag, const std::string& why);
   Span acquire_slab(Tag tag) override;
@@ -104,6 +108,10 @@ class Allocator final : private SlabSource {
   std::unordered_map<std::uintptr_t, Record> records_;
   std::size_t cap_;
   std::uint32_t last_slab_created_ = 0;
+  // Memory-safety modes (guard, quarantine): each allocation has its own view.
+  const bool safe_;
+  std::deque<std::pair<std::uintptr_t, std::size_t>> quarantined_;  // VA kept unmapped, oldest first
+  std::uint64_t frees_ = 0;
 };
 
 }  // namespace memlake::core

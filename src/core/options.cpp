@@ -73,6 +73,20 @@ const std::vector<Entry>& entries() {
         "Serve this process's statistics on a Unix socket ($XDG_RUNTIME_DIR/memlake or /tmp/memlake-UID, same user only) for `memlake stat` and `memlake top`."},
        [](Options& o, const std::string& v) { o.stats_server = parse_bool("stats_server", v); },
        [](const Options& o) { return std::string(o.stats_server ? "1" : "0"); }},
+      {{"guard", "MEMLAKE_GUARD", "0",
+        "Debug mode: every allocation gets its own view, ending (512-byte aligned) right before an unmapped guard page, so an overrun faults. Host backend: the fault names the allocation."},
+       [](Options& o, const std::string& v) { o.guard = parse_bool("guard", v); },
+       [](const Options& o) { return std::string(o.guard ? "1" : "0"); }},
+      {{"quarantine", "MEMLAKE_QUARANTINE", "0",
+        "Debug mode: a freed allocation's range stays unmapped and reserved for the next N frees, so a use after free faults instead of corrupting another allocation."},
+       [](Options& o, const std::string& v) {
+         char* end = nullptr;
+         unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+         if (v.empty() || *end != '\0' || v[0] == '-')
+           throw_error(Errc::invalid_argument, "option quarantine: '" + v + "' is not a count of frees");
+         o.quarantine = static_cast<std::size_t>(n);
+       },
+       [](const Options& o) { return std::to_string(o.quarantine); }},
   };
   return table;
 }

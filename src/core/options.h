@@ -22,6 +22,8 @@ struct Options {
   std::size_t host_memory_limit = 0;     // host backend physical limit
   std::string trace;                     // write an allocation log here ("" = off)
   bool stats_server = false;             // serve live stats on a Unix socket
+  bool guard = false;                    // every allocation before an unmapped guard page
+  std::size_t quarantine = 0;            // freed ranges stay unmapped for this many frees
 
   static Options defaults() { return Options{}; }
   static Options from_env();             // defaults + MEMLAKE_* variables

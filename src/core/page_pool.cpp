@@ -478,7 +478,9 @@ void PagePool::unmap_slots(View& w, std::uint32_t from, std::uint32_t to) {
   }
 }
 
-void PagePool::destroy_view(ViewId v) {
+void PagePool::destroy_view(ViewId v) { retire_view(v, false); }
+
+std::pair<std::uintptr_t, std::size_t> PagePool::retire_view(ViewId v, bool keep_va) {
   View& w = views_[v];
   if (!w.live || w.spans != 0) broken("destroying a view with live spans");
   // Kernels may still use memory freed through this view: wait for them.
@@ -487,13 +489,15 @@ void PagePool::destroy_view(ViewId v) {
   for_each_mapped_chunk(w, [&](std::uint32_t a, std::uint32_t b) { unmap_slots(w, a, b); });
   for (const RunKey& k : w.runs) runs_.erase(k);
   w.runs.clear();
-  be_.free_reservation(w.va, static_cast<std::size_t>(w.capacity) * page_);
+  const std::pair<std::uintptr_t, std::size_t> range{w.va, static_cast<std::size_t>(w.capacity) * page_};
+  if (!keep_va) be_.free_reservation(range.first, range.second);
   unidle(v);
   w.live = false;
   w.slots.clear();
   w.slots.shrink_to_fit();
   --views_live_;
   free_view_ids_.push_back(v);
+  return range;
 }
 
 void PagePool::trim_views(std::size_t max_mapped) {

@@ -97,6 +97,13 @@ class PagePool {
   std::uint64_t oldest_unsettled(Tag tag);
   std::vector<Tag> tags_with_unsettled();
 
+  // Unmaps idle view `v` now (after waiting for the work of its last frees)
+  // and forgets it. Its pages stay reserved (orphans). With keep_va, the
+  // virtual range stays reserved and is returned for free_range() later
+  // (the quarantine of the memory-safety mode).
+  std::pair<std::uintptr_t, std::size_t> retire_view(ViewId v, bool keep_va);
+  void free_range(std::uintptr_t va, std::size_t bytes) { be_.free_reservation(va, bytes); }
+
   // Evict least recently used idle views until mapped pages <= max_mapped.
   void trim_views(std::size_t max_mapped);
   // Release every FREE page: idle views are destroyed, free slots of live
