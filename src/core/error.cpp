@@ -1,6 +1,8 @@
 #include "core/error.h"
 
+#include <cstdarg>
 #include <cstdio>
+#include <vector>
 
 namespace memlake {
 
@@ -39,6 +41,24 @@ std::string format_bytes(std::uint64_t bytes) {
   char buf[96];
   std::snprintf(buf, sizeof buf, "%s (%llu bytes)", human_bytes(bytes).c_str(), static_cast<unsigned long long>(bytes));
   return buf;
+}
+
+void appendf(std::string& out, const char* fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  va_list again;
+  va_copy(again, ap);
+  int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (n >= static_cast<int>(sizeof buf)) {  // longer than the stack buffer: format again, exactly
+    std::vector<char> big(static_cast<std::size_t>(n) + 1);
+    std::vsnprintf(big.data(), big.size(), fmt, again);
+    out.append(big.data(), static_cast<std::size_t>(n));
+  } else if (n > 0) {
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  va_end(again);
 }
 
 std::string hex_ptr(std::uintptr_t p) {

@@ -48,5 +48,7 @@ std::string format_bytes(std::uint64_t bytes);
 // "1.50 GiB": short form for tables.
 std::string human_bytes(std::uint64_t bytes);
 std::string hex_ptr(std::uintptr_t p);
+// printf-style append (no iostreams: this code runs inside host processes).
+void appendf(std::string& out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
 }  // namespace memlake

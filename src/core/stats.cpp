@@ -1,5 +1,7 @@
 #include "core/stats.h"
 
+#include "core/error.h"
+
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
@@ -54,15 +56,6 @@ void StatsRecorder::reset_peaks() {
 }
 
 namespace {
-void appendf(std::string& out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-void appendf(std::string& out, const char* fmt, ...) {
-  char buf[256];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  if (n > 0) out.append(buf, std::min<std::size_t>(static_cast<std::size_t>(n), sizeof buf - 1));
-}
 void put_stat(std::string& o, const char* name, const Stat& s) {
   appendf(o, "\"%s\":{\"current\":%llu,\"peak\":%llu},", name, static_cast<unsigned long long>(s.current),
           static_cast<unsigned long long>(s.peak));

@@ -23,15 +23,6 @@ namespace {
 
 constexpr std::size_t kMaxRequest = 64;
 
-void appendf(std::string& out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-void appendf(std::string& out, const char* fmt, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  if (n > 0) out.append(buf, std::min<std::size_t>(static_cast<std::size_t>(n), sizeof buf - 1));
-}
 
 bool write_all(int fd, const std::string& s) {
   std::size_t off = 0;
