@@ -202,6 +202,36 @@ class CudaBackend final : public Backend {
     check(driver().cuStreamIsCapturing(static_cast<CUstream>(s), &st), "cuStreamIsCapturing");
     return st != CU_STREAM_CAPTURE_STATUS_NONE;
   }
+  void* alloc_pinned(std::size_t n) override {
+    Ctx c(this);
+    void* p = nullptr;
+    check(driver().cuMemHostAlloc(&p, n, CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc", std::to_string(n));
+    return p;
+  }
+  void free_pinned(void* p) override {
+    Ctx c(this);
+    check(driver().cuMemFreeHost(p), "cuMemFreeHost");
+  }
+  PointerKind pointer_kind(const void* p) override {
+    Ctx c(this);
+    unsigned int type = 0;
+    CUresult r = driver().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                                reinterpret_cast<CUdeviceptr>(p));
+    if (r != CUDA_SUCCESS) return PointerKind::pageable;  // unknown to CUDA: ordinary host memory
+    return type == CU_MEMORYTYPE_DEVICE ? PointerKind::device : PointerKind::pinned;
+  }
+  void copy_to_device_async(std::uintptr_t dst, const void* src, std::size_t n, Stream s) override {
+    Ctx c(this);
+    check(driver().cuMemcpyHtoDAsync(dst, src, n, static_cast<CUstream>(s)), "cuMemcpyHtoDAsync", range(dst, n));
+  }
+  void copy_to_host_async(void* dst, std::uintptr_t src, std::size_t n, Stream s) override {
+    Ctx c(this);
+    check(driver().cuMemcpyDtoHAsync(dst, src, n, static_cast<CUstream>(s)), "cuMemcpyDtoHAsync", range(src, n));
+  }
+  void stream_wait(Stream s, Event e) override {
+    Ctx c(this);
+    check(driver().cuStreamWaitEvent(static_cast<CUstream>(s), reinterpret_cast<CUevent>(e), 0), "cuStreamWaitEvent");
+  }
   void write(std::uintptr_t dst, const void* src, std::size_t n) override {
     Ctx c(this);
     check(driver().cuMemcpyHtoD(dst, src, n), "cuMemcpyHtoD", range(dst, n));

@@ -41,6 +41,16 @@ class ForwardingBackend : public Backend {
   void synchronize_stream(Stream s) override;
   void synchronize_device() override;
   bool is_capturing(Stream s) override { return inner_->is_capturing(s); }
+  void* alloc_pinned(std::size_t n) override { return inner_->alloc_pinned(n); }
+  void free_pinned(void* p) override { inner_->free_pinned(p); }
+  PointerKind pointer_kind(const void* p) override { return inner_->pointer_kind(p); }
+  void copy_to_device_async(std::uintptr_t dst, const void* src, std::size_t n, Stream s) override {
+    inner_->copy_to_device_async(dst, src, n, s);
+  }
+  void copy_to_host_async(void* dst, std::uintptr_t src, std::size_t n, Stream s) override {
+    inner_->copy_to_host_async(dst, src, n, s);
+  }
+  void stream_wait(Stream s, Event e) override { inner_->stream_wait(s, e); }
   void write(std::uintptr_t dst, const void* src, std::size_t n) override { inner_->write(dst, src, n); }
   void read(void* dst, std::uintptr_t src, std::size_t n) override { inner_->read(dst, src, n); }
 

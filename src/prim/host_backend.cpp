@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/error.h"
@@ -297,6 +298,34 @@ void HostBackend::read(void* dst, std::uintptr_t src, std::size_t n) {
   }
   std::memcpy(dst, reinterpret_cast<const void*>(src), n);
 }
+
+void* HostBackend::alloc_pinned(std::size_t n) {
+  void* p = std::aligned_alloc(4096, (n + 4095) / 4096 * 4096);
+  if (!p) throw_error(Errc::out_of_memory, "host backend: no memory for " + format_bytes(n) + " of pinned staging");
+  std::lock_guard<std::mutex> g(mu_);
+  pinned_[reinterpret_cast<std::uintptr_t>(p)] = n;
+  return p;
+}
+
+void HostBackend::free_pinned(void* p) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    if (!pinned_.erase(reinterpret_cast<std::uintptr_t>(p))) misuse("free_pinned: not pinned memory of this backend");
+  }
+  std::free(p);
+}
+
+Backend::PointerKind HostBackend::pointer_kind(const void* p) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  std::lock_guard<std::mutex> g(mu_);
+  if (covered(a, 1, Access::none)) return PointerKind::device;
+  auto it = pinned_.upper_bound(a);
+  if (it != pinned_.begin() && (--it, a < it->first + it->second)) return PointerKind::pinned;
+  return PointerKind::pageable;
+}
+
+void HostBackend::copy_to_device_async(std::uintptr_t dst, const void* src, std::size_t n, Stream) { write(dst, src, n); }
+void HostBackend::copy_to_host_async(void* dst, std::uintptr_t src, std::size_t n, Stream) { read(dst, src, n); }
 
 std::size_t HostBackend::live_handles() const {
   std::lock_guard<std::mutex> g(mu_);

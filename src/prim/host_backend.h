@@ -48,6 +48,14 @@ class HostBackend final : public Backend {
   void synchronize_stream(Stream s) override;
   void synchronize_device() override;
   bool is_capturing(Stream) override { return false; }
+  // Copies run at once (host streams complete immediately); pinned memory is
+  // ordinary memory the backend tracks, so pointer_kind can tell it apart.
+  void* alloc_pinned(std::size_t n) override;
+  void free_pinned(void* p) override;
+  PointerKind pointer_kind(const void* p) override;
+  void copy_to_device_async(std::uintptr_t dst, const void* src, std::size_t n, Stream s) override;
+  void copy_to_host_async(void* dst, std::uintptr_t src, std::size_t n, Stream s) override;
+  void stream_wait(Stream, Event) override {}
 
   void write(std::uintptr_t dst, const void* src, std::size_t n) override;
   void read(void* dst, std::uintptr_t src, std::size_t n) override;
@@ -101,6 +109,7 @@ class HostBackend final : public Backend {
   Event next_event_ = 1;
   std::uintptr_t next_stream_ = 0x1000;
   std::set<std::uintptr_t> streams_;
+  std::map<std::uintptr_t, std::size_t> pinned_;  // address -> size
 };
 
 }  // namespace memlake::prim

@@ -95,6 +95,18 @@ class Backend {
   // True while `s` is being captured into a CUDA graph (host: never).
   virtual bool is_capturing(Stream s) = 0;
 
+  // ---- Copies (the copy engine's primitives; not counted as allocator calls)
+  // Page-locked host memory that DMA can read and write directly.
+  virtual void* alloc_pinned(std::size_t n) = 0;  // throws Errc::out_of_memory
+  virtual void free_pinned(void* p) = 0;
+  enum class PointerKind { pageable, pinned, device };
+  virtual PointerKind pointer_kind(const void* p) = 0;
+  // Queued on `s`; asynchronous when the host side is pinned.
+  virtual void copy_to_device_async(std::uintptr_t dst, const void* src, std::size_t n, Stream s) = 0;
+  virtual void copy_to_host_async(void* dst, std::uintptr_t src, std::size_t n, Stream s) = 0;
+  // Work queued on `s` after this call waits for `e`.
+  virtual void stream_wait(Stream s, Event e) = 0;
+
   // Synchronous byte copies between host memory and mapped, accessible
   // device virtual memory. Used by tests and tools, not by the allocator.
   virtual void write(std::uintptr_t dst, const void* src, std::size_t n) = 0;

@@ -1,0 +1,94 @@
+// CopyEngine: host<->device copies near the link's limit, also from and to
+// pageable (malloc'd) memory.
+//
+// Pageable memory cannot be read by DMA, so the driver stages it in small
+// pinned buffers one piece at a time (7.6 GB/s H2D on the H200 against 55
+// from pinned memory, anchors.md). The engine instead:
+//  * sends pinned (page-locked) host memory straight to the copy engine;
+//  * passes small copies (< direct_below) straight to the driver;
+//  * for large pageable copies, pipelines chunks through a pool of pinned
+//    staging buffers: host threads memcpy chunk i+1 into one buffer while
+//    the DMA engine drains chunk i from another. H2D and D2H use separate
+//    streams, so both directions run at once on separate copy engines.
+//
+// Ordering: a copy starts after all work queued on the caller's stream
+// before the call, and work queued on that stream after the call starts
+// after the copy. to_device() returns once the source may be reused (all
+// of it has been staged or, when pinned, once the DMA has been queued: a
+// pinned source must then stay untouched until the stream reaches it).
+// to_host() returns when the destination holds the data.
+//
+// Thread-safe: calls from several threads share the staging pool safely.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "prim/prim.h"
+
+namespace memlake::io {
+
+struct CopyOptions {
+  std::size_t chunk = std::size_t{8} << 20;          // staging buffer size
+  int buffers = 4;                                   // staging buffers in the pool
+  int threads = 0;                                   // host memcpy threads; 0 = min(8, cores / 2)
+  std::size_t direct_below = std::size_t{1} << 20;   // smaller pageable copies go to the driver as they are
+};
+
+struct CopyStats {
+  std::uint64_t copies = 0, bytes = 0;
+  std::uint64_t direct = 0;       // small pageable copies handed to the driver
+  std::uint64_t pinned = 0;       // pinned host memory sent straight to DMA
+  std::uint64_t staged = 0;       // pipelined through staging buffers
+  std::uint64_t chunks = 0;
+  int threads = 0;
+};
+
+class CopyEngine {
+ public:
+  CopyEngine(prim::Backend& backend, const CopyOptions& opts = {});
+  ~CopyEngine();
+  CopyEngine(const CopyEngine&) = delete;
+  CopyEngine& operator=(const CopyEngine&) = delete;
+
+  void to_device(std::uintptr_t dst, const void* src, std::size_t n, prim::Stream stream);
+  void to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Stream stream);
+  CopyStats stats() const;
+
+ private:
+  struct Buffer {
+    void* p = nullptr;
+    prim::Event pending = 0;  // DMA that still reads or writes it
+    bool busy = false;
+  };
+  class Lease;  // one staging buffer, returned to the pool however the copy ends
+  Buffer* acquire(bool wait);
+  void release(Buffer* b, prim::Event pending);
+  void parallel_memcpy(void* dst, const void* src, std::size_t n);
+  void run_workers();
+
+  prim::Backend& be_;
+  CopyOptions opts_;
+  prim::Stream h2d_ = nullptr, d2h_ = nullptr;
+  std::vector<Buffer> pool_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  CopyStats stats_;
+
+  // memcpy workers: each job is one slice of a chunk.
+  std::vector<std::thread> workers_;
+  std::mutex jobs_mu_;
+  std::condition_variable jobs_cv_, done_cv_;
+  std::vector<std::function<void()>> jobs_;
+  std::size_t jobs_left_ = 0;
+  bool stop_ = false;
+  std::mutex memcpy_mu_;  // one parallel memcpy at a time uses the workers
+};
+
+}  // namespace memlake::io
