@@ -17,8 +17,11 @@ class BuildWithLibrary(build_py):
             subprocess.check_call(["cmake", "-S", ROOT, "-B", os.path.join(ROOT, "build"), "-DCMAKE_BUILD_TYPE=Release",
                                    "-DMEMLAKE_BUILD_TESTS=OFF", "-DMEMLAKE_BUILD_BENCHMARKS=OFF"])
             subprocess.check_call(["cmake", "--build", os.path.join(ROOT, "build"), "--target", "memlake", "-j"])
-        shutil.copy2(os.path.realpath(lib), os.path.join(ROOT, "python", "memlake", "libmemlake.so"))
         super().run()
+        # Into the wheel's tree only: a copy in the source tree would shadow later builds.
+        target = os.path.join(self.build_lib, "memlake")
+        os.makedirs(target, exist_ok=True)
+        shutil.copy2(os.path.realpath(lib), os.path.join(target, "libmemlake.so"))
 
 
 setup(cmdclass={"build_py": BuildWithLibrary})

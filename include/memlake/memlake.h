@@ -100,6 +100,17 @@ MEMLAKE_API memlake_status memlake_get_stats(memlake_allocator* a, int device, m
  * (excluding the NUL); writes at most len bytes including the NUL. */
 MEMLAKE_API size_t memlake_stats_json(memlake_allocator* a, char* buf, size_t len);
 
+/* ---- Copies between host and device memory (the copy engine).
+ * Direction from the pointers: host (pageable or pinned) to device, or
+ * device to host. Pinned host memory goes straight to DMA; large pageable
+ * copies are pipelined through pinned staging buffers. Ordered on `stream`:
+ * the copy starts after the work queued on it before the call, and later
+ * work starts after the copy. A host-to-device copy returns once `src` may
+ * be reused, except that a pinned `src` must stay untouched until the stream
+ * reaches the copy. A device-to-host copy returns with the data in `dst`. */
+MEMLAKE_API memlake_status memlake_copy(memlake_allocator* a, void* dst, const void* src, size_t nbytes, int device,
+                                        void* stream);
+
 /* Message of the last failed call on this thread ("" if none). */
 MEMLAKE_API const char* memlake_last_error(void);
 MEMLAKE_API const char* memlake_version(void);

@@ -19,7 +19,7 @@ from ._native import lib as _lib
 
 __all__ = ["Allocator", "Error", "OutOfMemoryError", "InvalidArgumentError", "DriverError", "UnavailableError",
            "configure", "options", "stats", "reset_peak_stats", "empty_cache", "set_memory_cap", "summary",
-           "version", "library_path"]
+           "copy", "version", "library_path"]
 
 version = _lib.memlake_version().decode()
 library_path = _native.path
@@ -226,6 +226,23 @@ class Allocator:
     def summary(self, device=0):
         return _summary(self.stats(device), device, f"{self.backend} backend")
 
+    def copy(self, dst, src, nbytes=None, device=0, stream=None):
+        """Copies nbytes between host and device memory (direction from the pointers).
+
+        dst/src: integer addresses, torch tensors, objects with __cuda_array_interface__,
+        or buffers (bytearray, numpy arrays) for host memory. nbytes defaults to the smaller size."""
+        d, dn, _keep_d = _address(dst, "dst")
+        s, sn, _keep_s = _address(src, "src")
+        if nbytes is None:
+            sizes = [x for x in (dn, sn) if x is not None]
+            if not sizes:
+                raise InvalidArgumentError("copy: nbytes is required for raw addresses")
+            nbytes = min(sizes)
+        for name, have in (("dst", dn), ("src", sn)):
+            if have is not None and nbytes > have:
+                raise InvalidArgumentError(f"copy: nbytes {nbytes} exceeds {name}'s {have} bytes")
+        _check(_lib.memlake_copy(self._handle(), d, s, nbytes, device, _stream_handle(stream)))
+
     def close(self):
         if getattr(self, "_h", None):
             _lib.memlake_destroy(self._h)
@@ -239,6 +256,41 @@ class Allocator:
 
     def __del__(self):
         self.close()
+
+
+def _address(obj, what):
+    """(address, nbytes or None, keep-alive) of an int, a torch tensor, a
+    __cuda_array_interface__ or a buffer; the caller holds keep-alive for the copy."""
+    if isinstance(obj, int):
+        return obj, None, None
+    if hasattr(obj, "data_ptr") and hasattr(obj, "element_size"):  # torch.Tensor
+        if hasattr(obj, "is_contiguous") and not obj.is_contiguous():
+            raise InvalidArgumentError(f"{what}: tensor is not contiguous")
+        return obj.data_ptr(), obj.numel() * obj.element_size(), obj
+    cai = getattr(obj, "__cuda_array_interface__", None)
+    if cai is not None:
+        n = 1
+        for d in cai["shape"]:
+            n *= d
+        import numpy as _np  # only for the item size of the typestr
+        return cai["data"][0], n * _np.dtype(cai["typestr"]).itemsize, obj
+    try:
+        mv = memoryview(obj)
+    except TypeError:
+        raise InvalidArgumentError(f"{what}: expected an address, a tensor or a buffer, got {type(obj).__name__}") from None
+    if mv.readonly and what == "dst":
+        raise InvalidArgumentError("dst: buffer is read-only")
+    if mv.nbytes == 0:
+        return 0, 0, None
+    # Writable buffers are used in place; a read-only source is copied first.
+    holder = (ctypes.c_char * mv.nbytes).from_buffer(mv) if not mv.readonly else ctypes.create_string_buffer(mv.tobytes())
+    return ctypes.addressof(holder), mv.nbytes, holder
+
+
+def _stream_handle(stream):
+    if stream is None:
+        return None
+    return getattr(stream, "cuda_stream", stream) or None
 
 
 class _Default(Allocator):
@@ -299,6 +351,14 @@ def set_memory_cap(nbytes):
 
 def summary(device=0):
     return _default().summary(device)
+
+
+def copy(dst, src, nbytes=None, stream=None, device=0):
+    """Host<->device copy through memlake's copy engine (pinned direct, pageable pipelined).
+
+    Accepts torch tensors, integer addresses, __cuda_array_interface__ objects and buffers.
+    Ordered on `stream` (a torch.cuda.Stream or a raw handle; None = default stream)."""
+    _default().copy(dst, src, nbytes, device=device, stream=stream)
 
 
 def __getattr__(name):

@@ -10,6 +10,7 @@
 
 #include "core/device_allocator.h"
 #include "core/error.h"
+#include "io/copy_engine.h"
 #include "obs/stats_server.h"
 
 using memlake::Errc;
@@ -26,6 +27,15 @@ struct memlake_allocator {
   std::shared_ptr<memlake::trace::Tracer> tracer;  // MEMLAKE_TRACE
   std::mutex mu;  // guards the device map, not the devices
   std::map<int, std::unique_ptr<DeviceAllocator>> devices;
+  std::map<int, std::unique_ptr<memlake::io::CopyEngine>> engines;  // destroyed before devices
+
+  memlake::io::CopyEngine& engine(int d) {
+    DeviceAllocator& dev = device(d);
+    std::lock_guard<std::mutex> g(mu);
+    auto it = engines.find(d);
+    if (it != engines.end()) return *it->second;
+    return *engines.emplace(d, std::make_unique<memlake::io::CopyEngine>(dev.backend())).first->second;
+  }
 
   DeviceAllocator& device(int d) {
     std::lock_guard<std::mutex> g(mu);
@@ -247,6 +257,24 @@ size_t memlake_stats_json(memlake_allocator* a, char* buf, size_t len) {
     buf[n] = '\0';
   }
   return j.size();
+}
+
+memlake_status memlake_copy(memlake_allocator* a, void* dst, const void* src, size_t nbytes, int device, void* stream) {
+  if (!a || !dst || !src) return null_arg("allocator, dst or src");
+  return guarded([&] {
+    memlake::io::CopyEngine& e = a->engine(device);
+    using K = memlake::prim::Backend::PointerKind;
+    const K dk = a->device(device).backend().pointer_kind(dst), sk = a->device(device).backend().pointer_kind(src);
+    if (dk == K::device && sk != K::device)
+      e.to_device(reinterpret_cast<std::uintptr_t>(dst), src, nbytes, stream);
+    else if (sk == K::device && dk != K::device)
+      e.to_host(dst, reinterpret_cast<std::uintptr_t>(src), nbytes, stream);
+    else
+      memlake::throw_error(memlake::Errc::invalid_argument,
+                           std::string("memlake_copy: need one host and one device pointer (dst is ") +
+                               (dk == K::device ? "device" : "host") + ", src is " + (sk == K::device ? "device" : "host") +
+                               " memory)");
+  });
 }
 
 const char* memlake_last_error(void) { return t_last_error.c_str(); }

@@ -127,3 +127,25 @@ def test_default_allocator_configure_once():
     lines = out.stdout.splitlines()
     assert lines[0] == "0"
     assert lines[1].startswith("late:") and "already exists" in lines[1]
+
+
+def test_copy_between_host_buffers_and_device_memory(alloc):
+    n = (5 << 20) + 3
+    src = bytearray((i * 7 + 3) % 251 for i in range(n))
+    d = alloc.alloc(n)
+    alloc.copy(d, src, n)              # host -> device (pipelined: pageable, large)
+    back = bytearray(n)
+    alloc.copy(back, d, n)             # device -> host
+    assert back == src
+    small = bytes(b"memlake")          # read-only source, direct path
+    alloc.copy(d, small)
+    out = bytearray(7)
+    alloc.copy(out, d, 7)
+    assert bytes(out) == small
+    with pytest.raises(memlake.InvalidArgumentError, match="one host and one device pointer"):
+        alloc.copy(bytearray(16), bytearray(16), 16)
+    with pytest.raises(memlake.InvalidArgumentError, match="exceeds"):
+        alloc.copy(d, bytearray(8), 100)
+    with pytest.raises(memlake.InvalidArgumentError, match="nbytes is required"):
+        alloc.copy(d, 12345)
+    alloc.free(d)

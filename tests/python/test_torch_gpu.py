@@ -134,3 +134,25 @@ def test_torch_compile_works_under_memlake():
         assert torch.allclose(out, ref, atol=1e-4, rtol=1e-4)
     """)
     assert "max diff" in out
+
+
+def test_copy_with_tensors_pageable_and_pinned():
+    out = run("""
+        import torch, memlake
+        n = (64 << 20) + 3
+        src = torch.randint(0, 255, (n,), dtype=torch.uint8)          # pageable
+        dst = torch.empty(n, dtype=torch.uint8, device="cuda")        # PyTorch's own allocator
+        s = torch.cuda.Stream()
+        memlake.copy(dst, src, stream=s)
+        s.synchronize()
+        assert torch.equal(dst.cpu(), src)
+        back = torch.empty(n, dtype=torch.uint8)
+        memlake.copy(back, dst)
+        assert torch.equal(back, src)
+        pinned = src.pin_memory()
+        memlake.copy(dst[1:], pinned[1:], n - 1)
+        torch.cuda.synchronize()
+        assert torch.equal(dst.cpu(), src)
+        print("copies ok")
+    """)
+    assert "copies ok" in out
