@@ -14,6 +14,7 @@
 #include "core/options.h"
 #include "memlake/memlake.h"
 #include "bench/alloc_bench.h"
+#include "bench/copy_bench.h"
 #include "obs/stats_server.h"
 #include "trace/replay.h"
 
@@ -25,6 +26,7 @@ const char* kUsage =
     "commands:\n"
     "  replay TRACE   replay an RMM-style allocation log (.csv or .csv.gz) through memlake\n"
     "  bench alloc    allocator micro-benchmarks: hot path, stitch and growth cost\n"
+    "  bench copy     host<->device bandwidth: memlake's copy engine vs the plain driver copy\n"
     "  stat [PID]     live statistics of processes serving them (MEMLAKE_STATS_SERVER=1);\n"
     "                 --json or --prometheus for machine-readable output\n"
     "  top            the same, refreshed (--interval SECONDS, --iterations N)\n"
@@ -42,7 +44,8 @@ const char* kUsage =
     "  --progress/--no-progress  progress on stderr (default: when stderr is a terminal)\n"
     "  --check                 verify the allocator's internal consistency at the end\n"
     "\n"
-    "bench alloc options: --backend host|cuda, --granularity SIZE, --quick, --json\n";
+    "bench alloc options: --backend host|cuda, --granularity SIZE, --quick, --json\n"
+    "bench copy options:  --backend host|cuda, --min SIZE (64K), --max SIZE (1G), --reps N, --threads N, --json\n";
 
 int usage_error(const std::string& msg) {
   std::fprintf(stderr, "memlake: %s\n\n%s", msg.c_str(), kUsage);
@@ -176,8 +179,43 @@ int cmd_stat(const std::vector<std::string>& args, bool top) {
   return 0;
 }
 
+int cmd_bench_copy(const std::vector<std::string>& args) {
+  memlake::bench::CopyBenchConfig cfg;
+  cfg.options.backend = "host";
+  bool json = false;
+  try {
+    for (std::size_t i = 1; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      auto value = [&]() -> std::string {
+        if (i + 1 >= args.size()) throw memlake::Error(memlake::Errc::invalid_argument, a + " needs a value");
+        return args[++i];
+      };
+      if (a == "--backend") cfg.options.set("backend", value());
+      else if (a == "--min") cfg.min_bytes = memlake::parse_size(value());
+      else if (a == "--max") cfg.max_bytes = memlake::parse_size(value());
+      else if (a == "--reps") cfg.reps = std::stoi(value());
+      else if (a == "--threads") cfg.threads = std::stoi(value());
+      else if (a == "--json") json = true;
+      else return usage_error("unknown bench copy option " + a);
+    }
+    if (cfg.min_bytes == 0 || cfg.min_bytes > cfg.max_bytes) return usage_error("--min must be > 0 and <= --max");
+    int threads = 0;
+    auto s = memlake::bench::run_copy_bench(cfg, &threads);
+    std::fputs((json ? memlake::bench::copy_json(s, threads) + "\n" : memlake::bench::copy_table(s, threads)).c_str(), stdout);
+    for (const auto& x : s)
+      if (!x.verified) return 1;
+    return 0;
+  } catch (const memlake::Error& e) {
+    std::fprintf(stderr, "memlake bench copy: %s\n", e.what());
+    return e.code() == memlake::Errc::invalid_argument ? 2 : 1;
+  } catch (const std::exception&) {
+    return usage_error("bad number");
+  }
+}
+
 int cmd_bench(const std::vector<std::string>& args) {
-  if (args.empty() || args[0] != "alloc") return usage_error("bench needs a subject: alloc");
+  if (!args.empty() && args[0] == "copy") return cmd_bench_copy(args);
+  if (args.empty() || args[0] != "alloc") return usage_error("bench needs a subject: alloc or copy");
   memlake::Options o;
   o.backend = "host";
   bool quick = false, json = false;

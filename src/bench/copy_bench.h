@@ -1,0 +1,34 @@
+// Copy bandwidth benchmark (`memlake bench copy`): memlake's copy engine
+// against the plain driver copy, measured side by side in one run.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/options.h"
+
+namespace memlake::bench {
+
+struct CopySample {
+  std::string direction;  // "h2d", "d2h", "both"
+  std::string host;       // "pageable", "pinned"
+  std::size_t bytes;
+  double plain_gbps;      // driver copy (cudaMemcpy-equivalent)
+  double memlake_gbps;
+  bool verified;          // bytes checked after the memlake copy
+};
+
+struct CopyBenchConfig {
+  Options options;                              // backend, device
+  std::size_t min_bytes = std::size_t{64} << 10;
+  std::size_t max_bytes = std::size_t{1} << 30;
+  int reps = 5;
+  int threads = 0;                              // copy engine host threads, 0 = auto
+};
+
+std::vector<CopySample> run_copy_bench(const CopyBenchConfig& cfg, int* threads_used = nullptr);
+std::string copy_table(const std::vector<CopySample>& s, int threads);
+std::string copy_json(const std::vector<CopySample>& s, int threads);
+
+}  // namespace memlake::bench
