@@ -44,7 +44,7 @@ void* DeviceAllocator::alloc(std::size_t size, prim::Stream stream) {
 
 void DeviceAllocator::free(void* ptr) {
   std::lock_guard<std::mutex> g(mu_);
-  const prim::Stream stream = alloc_.stream_of(ptr);
+  const prim::Stream stream = tracer_ ? alloc_.stream_of(ptr) : nullptr;  // only tracing needs it
   FreeInfo fi = alloc_.free(ptr);
   rec_.on_free(fi, alloc_.gauges());
   if (tracer_ && fi.requested) tracer_->freed(ptr, fi.requested, stream);
