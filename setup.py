@@ -12,11 +12,14 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 
 class BuildWithLibrary(build_py):
     def run(self):
-        lib = os.path.join(ROOT, "build", "libmemlake.so")
+        lib = os.path.join(ROOT, "build", "libmemlake.so")  # the developer's build, if there is one
         if not os.path.exists(lib):
-            subprocess.check_call(["cmake", "-S", ROOT, "-B", os.path.join(ROOT, "build"), "-DCMAKE_BUILD_TYPE=Release",
+            # A build directory of its own: never reconfigure the developer's build/.
+            own = os.path.join(ROOT, "build-python", "cmake")
+            subprocess.check_call(["cmake", "-S", ROOT, "-B", own, "-DCMAKE_BUILD_TYPE=Release",
                                    "-DMEMLAKE_BUILD_TESTS=OFF", "-DMEMLAKE_BUILD_BENCHMARKS=OFF"])
-            subprocess.check_call(["cmake", "--build", os.path.join(ROOT, "build"), "--target", "memlake", "-j"])
+            subprocess.check_call(["cmake", "--build", own, "--target", "memlake", "-j"])
+            lib = os.path.join(own, "libmemlake.so")
         super().run()
         # Into the wheel's tree only: a copy in the source tree would shadow later builds.
         target = os.path.join(self.build_lib, "memlake")

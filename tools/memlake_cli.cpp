@@ -45,7 +45,8 @@ const char* kUsage =
     "  --check                 verify the allocator's internal consistency at the end\n"
     "\n"
     "bench alloc options: --backend host|cuda, --granularity SIZE, --quick, --json\n"
-    "bench copy options:  --backend host|cuda, --min SIZE (64K), --max SIZE (1G), --reps N, --threads N, --json\n";
+    "bench copy options:  --backend host|cuda, --min SIZE (64K), --max SIZE (1G), --reps N, --threads N, --json,\n"
+    "                     --svg FILE (plot of GB/s against size)\n";
 
 int usage_error(const std::string& msg) {
   std::fprintf(stderr, "memlake: %s\n\n%s", msg.c_str(), kUsage);
@@ -183,6 +184,7 @@ int cmd_bench_copy(const std::vector<std::string>& args) {
   memlake::bench::CopyBenchConfig cfg;
   cfg.options.backend = "host";
   bool json = false;
+  std::string svg;
   try {
     for (std::size_t i = 1; i < args.size(); ++i) {
       const std::string& a = args[i];
@@ -191,6 +193,7 @@ int cmd_bench_copy(const std::vector<std::string>& args) {
         return args[++i];
       };
       if (a == "--backend") cfg.options.set("backend", value());
+      else if (a == "--svg") svg = value();
       else if (a == "--min") cfg.min_bytes = memlake::parse_size(value());
       else if (a == "--max") cfg.max_bytes = memlake::parse_size(value());
       else if (a == "--reps") cfg.reps = std::stoi(value());
@@ -202,6 +205,13 @@ int cmd_bench_copy(const std::vector<std::string>& args) {
     int threads = 0;
     auto s = memlake::bench::run_copy_bench(cfg, &threads);
     std::fputs((json ? memlake::bench::copy_json(s, threads) + "\n" : memlake::bench::copy_table(s, threads)).c_str(), stdout);
+    if (!svg.empty()) {
+      FILE* f = std::fopen(svg.c_str(), "w");
+      if (!f) throw memlake::Error(memlake::Errc::invalid_argument, "cannot write " + svg);
+      std::fputs(memlake::bench::copy_svg(s, "host<->device copy bandwidth (" + cfg.options.backend + " backend)").c_str(), f);
+      std::fclose(f);
+      std::fprintf(stderr, "plot: %s\n", svg.c_str());
+    }
     for (const auto& x : s)
       if (!x.verified) return 1;
     return 0;
