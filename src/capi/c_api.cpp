@@ -263,8 +263,9 @@ memlake_status memlake_copy(memlake_allocator* a, void* dst, const void* src, si
   if (!a || !dst || !src) return null_arg("allocator, dst or src");
   return guarded([&] {
     memlake::io::CopyEngine& e = a->engine(device);
+    memlake::prim::Backend& be = a->device(device).backend();
     using K = memlake::prim::Backend::PointerKind;
-    const K dk = a->device(device).backend().pointer_kind(dst), sk = a->device(device).backend().pointer_kind(src);
+    const K dk = be.pointer_kind(dst), sk = be.pointer_kind(src);
     if (dk == K::device && sk != K::device)
       e.to_device(reinterpret_cast<std::uintptr_t>(dst), src, nbytes, stream);
     else if (sk == K::device && dk != K::device)
@@ -324,16 +325,24 @@ void* memlake_torch_pool_malloc(ssize_t size, int device, void* stream) {
 }
 
 void* memlake_torch_malloc(ssize_t size, int device, void* stream) {
-  if (memlake_allocator* a = memlake_default(); a && size > 0) {
-    bool capturing = false;
-    memlake_status s = guarded([&] { capturing = a->device(device).is_capturing(stream); });
-    if (s == MEMLAKE_OK && capturing)
-      throw std::runtime_error(
-          "memlake: allocation during CUDA graph capture is not supported with memlake.torch.enable() "
-          "(freed memory would be reused while the graph still uses it); capture under memlake.torch.pool() "
-          "or without memlake");
+  memlake_allocator* a = memlake_default();
+  void* p = nullptr;
+  bool capturing = false;
+  if (a && size > 0) {
+    // One device lookup serves the capture check and the allocation (this runs per tensor).
+    guarded([&] {
+      DeviceAllocator& d = a->device(device);
+      capturing = d.is_capturing(stream);
+      if (!capturing) p = d.alloc(static_cast<std::size_t>(size), stream);
+    });
+  } else {
+    p = memlake_torch_pool_malloc(size, device, stream);  // size 0, negative size, or no allocator
   }
-  void* p = memlake_torch_pool_malloc(size, device, stream);
+  if (capturing)
+    throw std::runtime_error(
+        "memlake: allocation during CUDA graph capture is not supported with memlake.torch.enable() "
+        "(freed memory would be reused while the graph still uses it); capture under memlake.torch.pool() "
+        "or without memlake");
   if (!p && size > 0) {
     std::string why = t_last_error;
     const char* prefix = "out of memory: ";

@@ -64,6 +64,14 @@ CopyEngine::~CopyEngine() {
   }
 }
 
+void CopyEngine::count(std::uint64_t CopyStats::*kind, std::size_t bytes, std::size_t chunks) {
+  std::lock_guard<std::mutex> g(mu_);
+  ++stats_.copies;
+  ++(stats_.*kind);
+  stats_.bytes += bytes;
+  stats_.chunks += chunks;
+}
+
 CopyStats CopyEngine::stats() const {
   std::lock_guard<std::mutex> g(mu_);
   return stats_;
@@ -156,38 +164,26 @@ void CopyEngine::to_device(std::uintptr_t dst, const void* src, std::size_t n, p
                                             " is device memory (use a device-to-device copy)");
   if (kind == prim::Backend::PointerKind::pinned || n < opts_.direct_below) {
     be_.copy_to_device_async(dst, src, n, stream);
-    std::lock_guard<std::mutex> g(mu_);
-    ++stats_.copies;
-    stats_.bytes += n;
-    ++(kind == prim::Backend::PointerKind::pinned ? stats_.pinned : stats_.direct);
+    count(kind == prim::Backend::PointerKind::pinned ? &CopyStats::pinned : &CopyStats::direct, n, 0);
     return;
   }
   // Start after the caller's earlier work (the destination may still be in use).
   prim::Event start = be_.record_event(stream);
   be_.stream_wait(h2d_, start);
+  be_.destroy_event(start);  // the wait is queued; the event is no longer needed
   std::size_t chunks = 0;
-  try {
-    for (std::size_t off = 0; off < n; off += opts_.chunk, ++chunks) {
-      const std::size_t len = std::min(opts_.chunk, n - off);
-      Lease b(*this);
-      parallel_memcpy(b.data(), static_cast<const char*>(src) + off, len);
-      be_.copy_to_device_async(dst + off, b.data(), len, h2d_);
-      b.done_after(be_.record_event(h2d_));
-    }
-  } catch (...) {
-    be_.destroy_event(start);
-    throw;
+  for (std::size_t off = 0; off < n; off += opts_.chunk, ++chunks) {
+    const std::size_t len = std::min(opts_.chunk, n - off);
+    Lease b(*this);
+    parallel_memcpy(b.data(), static_cast<const char*>(src) + off, len);
+    be_.copy_to_device_async(dst + off, b.data(), len, h2d_);
+    b.done_after(be_.record_event(h2d_));
   }
-  be_.destroy_event(start);
   // The caller's later work starts after the last chunk.
   prim::Event end = be_.record_event(h2d_);
   be_.stream_wait(stream, end);
   be_.destroy_event(end);
-  std::lock_guard<std::mutex> g(mu_);
-  ++stats_.copies;
-  ++stats_.staged;
-  stats_.bytes += n;
-  stats_.chunks += chunks;
+  count(&CopyStats::staged, n, chunks);
 }
 
 void CopyEngine::to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Stream stream) {
@@ -199,10 +195,7 @@ void CopyEngine::to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Str
   if (kind == prim::Backend::PointerKind::pinned || n < opts_.direct_below) {
     be_.copy_to_host_async(dst, src, n, stream);
     be_.synchronize_stream(stream);  // to_host returns with the data in place
-    std::lock_guard<std::mutex> g(mu_);
-    ++stats_.copies;
-    stats_.bytes += n;
-    ++(kind == prim::Backend::PointerKind::pinned ? stats_.pinned : stats_.direct);
+    count(kind == prim::Backend::PointerKind::pinned ? &CopyStats::pinned : &CopyStats::direct, n, 0);
     return;
   }
   prim::Event start = be_.record_event(stream);
@@ -247,11 +240,7 @@ void CopyEngine::to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Str
       }
     throw;
   }
-  std::lock_guard<std::mutex> g(mu_);
-  ++stats_.copies;
-  ++stats_.staged;
-  stats_.bytes += n;
-  stats_.chunks += chunks;
+  count(&CopyStats::staged, n, chunks);
 }
 
 }  // namespace memlake::io

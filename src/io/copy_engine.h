@@ -71,6 +71,7 @@ class CopyEngine {
   Buffer* acquire(bool wait);
   void release(Buffer* b, prim::Event pending);
   void parallel_memcpy(void* dst, const void* src, std::size_t n);
+  void count(std::uint64_t CopyStats::*kind, std::size_t bytes, std::size_t chunks);
   void run_workers();
 
   prim::Backend& be_;
