@@ -45,8 +45,9 @@ const char* kUsage =
     "  --check                 verify the allocator's internal consistency at the end\n"
     "\n"
     "bench alloc options: --backend host|cuda, --granularity SIZE, --quick, --json\n"
-    "bench copy options:  --backend host|cuda, --min SIZE (64K), --max SIZE (1G), --reps N, --threads N, --json,\n"
-    "                     --svg FILE (plot of GB/s against size)\n";
+    "bench copy options:  --backend host|cuda, --min SIZE (64K), --max SIZE (1G), --reps N, --json,\n"
+    "                     --threads N, --chunk SIZE (the engine's; default MEMLAKE_COPY_THREADS/_CHUNK),\n"
+    "                     --plain-memcpy (no non-temporal stores), --svg FILE (plot of GB/s against size)\n";
 
 int usage_error(const std::string& msg) {
   std::fprintf(stderr, "memlake: %s\n\n%s", msg.c_str(), kUsage);
@@ -182,6 +183,7 @@ int cmd_stat(const std::vector<std::string>& args, bool top) {
 
 int cmd_bench_copy(const std::vector<std::string>& args) {
   memlake::bench::CopyBenchConfig cfg;
+  cfg.options = memlake::Options::from_env();
   cfg.options.backend = "host";
   bool json = false;
   std::string svg;
@@ -197,7 +199,9 @@ int cmd_bench_copy(const std::vector<std::string>& args) {
       else if (a == "--min") cfg.min_bytes = memlake::parse_size(value());
       else if (a == "--max") cfg.max_bytes = memlake::parse_size(value());
       else if (a == "--reps") cfg.reps = std::stoi(value());
-      else if (a == "--threads") cfg.threads = std::stoi(value());
+      else if (a == "--threads") cfg.options.set("copy_threads", value());
+      else if (a == "--chunk") cfg.options.set("copy_chunk", value());
+      else if (a == "--plain-memcpy") cfg.streaming_stores = false;
       else if (a == "--json") json = true;
       else return usage_error("unknown bench copy option " + a);
     }

@@ -34,7 +34,9 @@ std::vector<CopySample> run_copy_bench(const CopyBenchConfig& cfg, int* threads_
   core::DeviceAllocator dev(0, cfg.options);
   prim::Backend& be = dev.backend();
   io::CopyOptions eo;
-  eo.threads = cfg.threads;
+  eo.threads = cfg.options.copy_threads;
+  eo.chunk = cfg.options.copy_chunk;
+  eo.streaming_stores = cfg.streaming_stores;
   io::CopyEngine engine(be, eo);
   if (threads_used) *threads_used = engine.stats().threads;
   const std::size_t max = cfg.max_bytes;

@@ -20,11 +20,11 @@ struct CopySample {
 };
 
 struct CopyBenchConfig {
-  Options options;                              // backend, device
+  Options options;                              // backend; copy_threads, copy_chunk for the engine
   std::size_t min_bytes = std::size_t{64} << 10;
   std::size_t max_bytes = std::size_t{1} << 30;
   int reps = 5;
-  int threads = 0;                              // copy engine host threads, 0 = auto
+  bool streaming_stores = true;                 // engine's host copies with non-temporal stores
 };
 
 std::vector<CopySample> run_copy_bench(const CopyBenchConfig& cfg, int* threads_used = nullptr);

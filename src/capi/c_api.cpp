@@ -34,7 +34,10 @@ struct memlake_allocator {
     std::lock_guard<std::mutex> g(mu);
     auto it = engines.find(d);
     if (it != engines.end()) return *it->second;
-    return *engines.emplace(d, std::make_unique<memlake::io::CopyEngine>(dev.backend())).first->second;
+    memlake::io::CopyOptions co;
+    co.threads = opts.copy_threads;
+    co.chunk = opts.copy_chunk;
+    return *engines.emplace(d, std::make_unique<memlake::io::CopyEngine>(dev.backend(), co)).first->second;
   }
 
   DeviceAllocator& device(int d) {

@@ -69,6 +69,25 @@ const std::vector<Entry>& entries() {
         "Write every allocation and free to this file as an RMM-style log (Thread,Time,Action,Pointer,Size,Stream; '.gz' compresses), for `memlake replay`. Empty = off."},
        [](Options& o, const std::string& v) { o.trace = v; },
        [](const Options& o) { return o.trace; }},
+      {{"copy_threads", "MEMLAKE_COPY_THREADS", "0",
+        "Host threads of the copy engine (memlake_copy, memlake.copy) for staged pageable copies. 0 = one per core, at most 16."},
+       [](Options& o, const std::string& v) {
+         char* end = nullptr;
+         long n = std::strtol(v.c_str(), &end, 10);
+         if (v.empty() || *end != '\0' || n < 0 || n > 256)
+           throw_error(Errc::invalid_argument, "option copy_threads: '" + v + "' is not a thread count (0..256)");
+         o.copy_threads = static_cast<int>(n);
+       },
+       [](const Options& o) { return std::to_string(o.copy_threads); }},
+      {{"copy_chunk", "MEMLAKE_COPY_CHUNK", "4194304",
+        "Size of the copy engine's pinned staging buffers (2 per copy thread): the unit one thread copies before handing it to the DMA engine."},
+       [](Options& o, const std::string& v) {
+         const std::size_t n = parse_size(v);
+         if (n < 4096 || n > (std::size_t{1} << 30))
+           throw_error(Errc::invalid_argument, "option copy_chunk: '" + v + "' is not between 4K and 1G");
+         o.copy_chunk = n;
+       },
+       [](const Options& o) { return size_str(o.copy_chunk); }},
       {{"stats_server", "MEMLAKE_STATS_SERVER", "0",
         "Serve this process's statistics on a Unix socket ($XDG_RUNTIME_DIR/memlake or /tmp/memlake-UID, same user only) for `memlake stat` and `memlake top`."},
        [](Options& o, const std::string& v) { o.stats_server = parse_bool("stats_server", v); },

@@ -21,6 +21,8 @@ struct Options {
   double max_mapped_ratio = 4.0;         // mapped VA <= ratio x reserved (cached views)
   std::size_t host_memory_limit = 0;     // host backend physical limit
   std::string trace;                     // write an allocation log here ("" = off)
+  int copy_threads = 0;                  // copy engine host threads (0 = auto)
+  std::size_t copy_chunk = 4u << 20;     // copy engine staging buffer size
   bool stats_server = false;             // serve live stats on a Unix socket
   bool guard = false;                    // every allocation before an unmapped guard page
   std::size_t quarantine = 0;            // freed ranges stay unmapped for this many frees

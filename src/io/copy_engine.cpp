@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "io/stream_copy.h"
 
 namespace memlake::io {
 
@@ -23,11 +24,31 @@ class CopyEngine::Lease {
   prim::Event pending_ = 0;
 };
 
+struct CopyEngine::Task {
+  std::function<void(const std::atomic<bool>&)> lane;
+  std::atomic<bool> failed{false};
+  std::mutex mu;
+  std::condition_variable cv;
+  std::size_t queued = 0;  // lanes handed to workers and not yet finished
+  std::exception_ptr error;
+
+  void run() {
+    try {
+      lane(failed);
+    } catch (...) {
+      std::lock_guard<std::mutex> g(mu);
+      if (!error) error = std::current_exception();
+      failed = true;
+    }
+  }
+};
+
 CopyEngine::CopyEngine(prim::Backend& backend, const CopyOptions& opts) : be_(backend), opts_(opts) {
+  int threads = opts_.threads;
+  if (threads <= 0) threads = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 16);
+  if (opts_.buffers <= 0) opts_.buffers = 2 * threads;
   if (opts_.chunk == 0 || opts_.buffers < 2)
     throw_error(Errc::invalid_argument, "copy engine: needs a chunk size and at least 2 staging buffers");
-  int threads = opts_.threads;
-  if (threads <= 0) threads = std::clamp(static_cast<int>(std::thread::hardware_concurrency()) / 2, 1, 8);
   stats_.threads = threads;
   h2d_ = be_.create_stream();
   d2h_ = be_.create_stream();
@@ -116,44 +137,54 @@ void CopyEngine::release(Buffer* b, prim::Event pending) {
 
 void CopyEngine::run_workers() {
   for (;;) {
-    std::function<void()> job;
+    std::shared_ptr<Task> t;
     {
       std::unique_lock<std::mutex> g(jobs_mu_);
       jobs_cv_.wait(g, [&] { return stop_ || !jobs_.empty(); });
-      if (stop_ && jobs_.empty()) return;
-      job = std::move(jobs_.back());
-      jobs_.pop_back();
+      if (jobs_.empty()) return;  // stopping
+      t = std::move(jobs_.front());
+      jobs_.pop_front();
     }
-    job();
+    t->run();
     {
-      std::lock_guard<std::mutex> g(jobs_mu_);
-      --jobs_left_;
+      std::lock_guard<std::mutex> g(t->mu);
+      --t->queued;
     }
-    done_cv_.notify_all();
+    t->cv.notify_all();
   }
 }
 
-void CopyEngine::parallel_memcpy(void* dst, const void* src, std::size_t n) {
-  const std::size_t parts = workers_.empty() ? 1 : std::min<std::size_t>(workers_.size() + 1, std::max<std::size_t>(1, n >> 20));
-  if (parts == 1) {
-    std::memcpy(dst, src, n);
-    return;
-  }
-  const std::size_t slice = (n / parts + 4095) / 4096 * 4096;
-  // One copy at a time uses the workers (copies from several callers queue here).
-  std::lock_guard<std::mutex> serial(memcpy_mu_);
-  {
-    std::lock_guard<std::mutex> g(jobs_mu_);
-    for (std::size_t i = 1; i < parts && i * slice < n; ++i) {
-      const std::size_t off = i * slice, len = std::min(slice, n - off);
-      jobs_.push_back([=] { std::memcpy(static_cast<char*>(dst) + off, static_cast<const char*>(src) + off, len); });
-      ++jobs_left_;
+void CopyEngine::run_lanes(std::size_t lanes, const std::function<void(const std::atomic<bool>&)>& lane) {
+  auto t = std::make_shared<Task>();
+  t->lane = lane;
+  const std::size_t extra = std::min(workers_.size(), lanes > 0 ? lanes - 1 : 0);
+  if (extra > 0) {
+    t->queued = extra;
+    {
+      std::lock_guard<std::mutex> g(jobs_mu_);
+      for (std::size_t i = 0; i < extra; ++i) jobs_.push_back(t);
     }
+    jobs_cv_.notify_all();
   }
-  jobs_cv_.notify_all();
-  std::memcpy(dst, src, std::min(slice, n));
-  std::unique_lock<std::mutex> g(jobs_mu_);
-  done_cv_.wait(g, [&] { return jobs_left_ == 0; });
+  t->run();  // the caller is a lane too: the copy progresses even when every worker is busy elsewhere
+  if (extra > 0) {
+    std::size_t unstarted = 0;  // lanes no worker took yet: there is nothing left for them
+    {
+      std::lock_guard<std::mutex> g(jobs_mu_);
+      for (auto it = jobs_.begin(); it != jobs_.end();)
+        if (*it == t) it = jobs_.erase(it), ++unstarted;
+        else ++it;
+    }
+    std::unique_lock<std::mutex> g(t->mu);
+    t->queued -= unstarted;
+    t->cv.wait(g, [&] { return t->queued == 0; });
+  }
+  if (t->error) std::rethrow_exception(t->error);
+}
+
+void CopyEngine::host_copy(void* dst, const void* src, std::size_t n) const {
+  if (opts_.streaming_stores) stream_copy(dst, src, n);
+  else std::memcpy(dst, src, n);
 }
 
 void CopyEngine::to_device(std::uintptr_t dst, const void* src, std::size_t n, prim::Stream stream) {
@@ -171,13 +202,26 @@ void CopyEngine::to_device(std::uintptr_t dst, const void* src, std::size_t n, p
   prim::Event start = be_.record_event(stream);
   be_.stream_wait(h2d_, start);
   be_.destroy_event(start);  // the wait is queued; the event is no longer needed
-  std::size_t chunks = 0;
-  for (std::size_t off = 0; off < n; off += opts_.chunk, ++chunks) {
-    const std::size_t len = std::min(opts_.chunk, n - off);
-    Lease b(*this);
-    parallel_memcpy(b.data(), static_cast<const char*>(src) + off, len);
-    be_.copy_to_device_async(dst + off, b.data(), len, h2d_);
-    b.done_after(be_.record_event(h2d_));
+  const std::size_t chunks = (n + opts_.chunk - 1) / opts_.chunk;
+  std::atomic<std::size_t> next{0};
+  auto lane = [&](const std::atomic<bool>& failed) {
+    for (;;) {
+      Lease b(*this);  // holds no other buffer, so it may wait
+      const std::size_t i = next.fetch_add(1);
+      if (i >= chunks || failed) return;
+      const std::size_t off = i * opts_.chunk, len = std::min(opts_.chunk, n - off);
+      host_copy(b.data(), static_cast<const char*>(src) + off, len);
+      be_.copy_to_device_async(dst + off, b.data(), len, h2d_);
+      b.done_after(be_.record_event(h2d_));
+    }
+  };
+  try {
+    run_lanes(std::min<std::size_t>(chunks, static_cast<std::size_t>(stats_.threads)), lane);
+  } catch (...) {
+    prim::Event end = be_.record_event(h2d_);  // the chunks queued so far still order before later work
+    be_.stream_wait(stream, end);
+    be_.destroy_event(end);
+    throw;
   }
   // The caller's later work starts after the last chunk.
   prim::Event end = be_.record_event(h2d_);
@@ -201,45 +245,52 @@ void CopyEngine::to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Str
   prim::Event start = be_.record_event(stream);
   be_.stream_wait(d2h_, start);
   be_.destroy_event(start);
-  // Chunks in flight ahead of the host copy-out: as many as staging buffers
-  // can be had, at least one.
-  struct InFlight {
-    std::unique_ptr<Lease> lease;
-    std::size_t off, len;
-    prim::Event ev;
-  };
-  std::vector<InFlight> q;
-  std::size_t next = 0, chunks = 0, done = 0;
-  auto issue = [&](bool wait) {
-    auto lease = std::make_unique<Lease>(*this, wait);
-    if (!*lease) return false;
-    const std::size_t len = std::min(opts_.chunk, n - next);
-    be_.copy_to_host_async(lease->data(), src + next, len, d2h_);
-    q.push_back({std::move(lease), next, len, be_.record_event(d2h_)});
-    next += len;
-    return true;
-  };
-  try {
-    while (done < q.size() || next < n) {
-      if (done == q.size()) issue(true);  // nothing in flight: may wait for a buffer
-      while (next < n && issue(false)) {
-      }
-      InFlight& f = q[done++];
-      be_.wait_event(f.ev);
-      be_.destroy_event(f.ev);
-      f.ev = 0;
-      parallel_memcpy(static_cast<char*>(dst) + f.off, f.lease->data(), f.len);
-      f.lease.reset();
-      ++chunks;
-    }
-  } catch (...) {
-    for (auto& f : q)
-      if (f.ev) {
-        be_.wait_event(f.ev);  // no DMA may still write a buffer going back to the pool
+  const std::size_t chunks = (n + opts_.chunk - 1) / opts_.chunk;
+  std::atomic<std::size_t> next{0};
+  // Each lane keeps up to two chunks in flight: the DMA fills one buffer
+  // while the lane copies the previous one out.
+  auto lane = [&](const std::atomic<bool>& failed) {
+    struct InFlight {
+      std::unique_ptr<Lease> lease;
+      std::size_t off, len;
+      prim::Event ev;
+    };
+    std::deque<InFlight> q;
+    auto issue = [&](bool wait) {
+      auto lease = std::make_unique<Lease>(*this, wait);  // only a lane holding nothing may wait
+      if (!*lease || failed) return false;
+      const std::size_t i = next.fetch_add(1);
+      if (i >= chunks) return false;
+      const std::size_t off = i * opts_.chunk, len = std::min(opts_.chunk, n - off);
+      be_.copy_to_host_async(lease->data(), src + off, len, d2h_);
+      q.push_back({std::move(lease), off, len, 0});
+      q.back().ev = be_.record_event(d2h_);
+      return true;
+    };
+    try {
+      for (;;) {
+        if (q.empty() && !issue(true)) return;
+        if (q.size() < 2) issue(false);
+        InFlight& f = q.front();
+        be_.wait_event(f.ev);
         be_.destroy_event(f.ev);
+        f.ev = 0;
+        host_copy(static_cast<char*>(dst) + f.off, f.lease->data(), f.len);
+        q.pop_front();
       }
-    throw;
-  }
+    } catch (...) {
+      for (auto& f : q) {
+        if (f.ev) {
+          be_.wait_event(f.ev);  // no DMA may still write a buffer going back to the pool
+          be_.destroy_event(f.ev);
+        } else {
+          be_.synchronize_stream(d2h_);  // queued, but its event was never recorded
+        }
+      }
+      throw;
+    }
+  };
+  run_lanes(std::min<std::size_t>(chunks, static_cast<std::size_t>(stats_.threads)), lane);
   count(&CopyStats::staged, n, chunks);
 }
 

@@ -6,10 +6,14 @@
 // from pinned memory, anchors.md). The engine instead:
 //  * sends pinned (page-locked) host memory straight to the copy engine;
 //  * passes small copies (< direct_below) straight to the driver;
-//  * for large pageable copies, pipelines chunks through a pool of pinned
-//    staging buffers: host threads memcpy chunk i+1 into one buffer while
-//    the DMA engine drains chunk i from another. H2D and D2H use separate
-//    streams, so both directions run at once on separate copy engines.
+//  * for large pageable copies, splits the copy into chunks that several
+//    host threads ("lanes") take in turn: each lane copies its chunk into a
+//    pinned staging buffer with non-temporal stores and queues its DMA (H2D),
+//    or queues the DMA into a buffer and copies the chunk out once it lands,
+//    keeping a second chunk in flight meanwhile (D2H). Lanes never wait for
+//    each other, so the host copy runs at the memory system's rate while the
+//    DMA engine drains the buffers. H2D and D2H use separate streams, so
+//    both directions run at once on separate copy engines.
 //
 // Ordering: a copy starts after all work queued on the caller's stream
 // before the call, and work queued on that stream after the call starts
@@ -21,9 +25,11 @@
 // Thread-safe: calls from several threads share the staging pool safely.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -35,10 +41,11 @@
 namespace memlake::io {
 
 struct CopyOptions {
-  std::size_t chunk = std::size_t{8} << 20;          // staging buffer size
-  int buffers = 4;                                   // staging buffers in the pool
-  int threads = 0;                                   // host memcpy threads; 0 = min(8, cores / 2)
+  std::size_t chunk = std::size_t{4} << 20;          // staging buffer size = one lane's unit of work
+  int buffers = 0;                                   // staging buffers in the pool; 0 = 2 per thread
+  int threads = 0;                                   // host copy threads (lanes); 0 = all cores, at most 16
   std::size_t direct_below = std::size_t{1} << 20;   // smaller pageable copies go to the driver as they are
+  bool streaming_stores = true;                      // non-temporal stores for the host side of staged copies
 };
 
 struct CopyStats {
@@ -68,9 +75,13 @@ class CopyEngine {
     bool busy = false;
   };
   class Lease;  // one staging buffer, returned to the pool however the copy ends
+  struct Task;   // one staged copy, run by several lanes
   Buffer* acquire(bool wait);
   void release(Buffer* b, prim::Event pending);
-  void parallel_memcpy(void* dst, const void* src, std::size_t n);
+  void host_copy(void* dst, const void* src, std::size_t n) const;
+  // Runs lane() on up to `lanes` threads (the caller and idle workers) and
+  // returns when all have returned; rethrows the first lane's exception.
+  void run_lanes(std::size_t lanes, const std::function<void(const std::atomic<bool>& failed)>& lane);
   void count(std::uint64_t CopyStats::*kind, std::size_t bytes, std::size_t chunks);
   void run_workers();
 
@@ -82,14 +93,13 @@ class CopyEngine {
   std::condition_variable cv_;
   CopyStats stats_;
 
-  // memcpy workers: each job is one slice of a chunk.
+  // Lane workers: each job is one lane of a staged copy; copies from
+  // several callers share the workers.
   std::vector<std::thread> workers_;
   std::mutex jobs_mu_;
-  std::condition_variable jobs_cv_, done_cv_;
-  std::vector<std::function<void()>> jobs_;
-  std::size_t jobs_left_ = 0;
+  std::condition_variable jobs_cv_;
+  std::deque<std::shared_ptr<Task>> jobs_;
   bool stop_ = false;
-  std::mutex memcpy_mu_;  // one parallel memcpy at a time uses the workers
 };
 
 }  // namespace memlake::io
