@@ -182,6 +182,13 @@ void CopyEngine::run_lanes(std::size_t lanes, const std::function<void(const std
   if (t->error) std::rethrow_exception(t->error);
 }
 
+std::size_t CopyEngine::piece_for(std::size_t n) const {
+  // Enough pieces for every lane, none so small that per-piece driver calls dominate.
+  constexpr std::size_t kMinPiece = std::size_t{256} << 10;
+  const std::size_t per_lane = (n / static_cast<std::size_t>(stats_.threads) + 4095) / 4096 * 4096;
+  return std::min(opts_.chunk, std::max(kMinPiece, per_lane));
+}
+
 void CopyEngine::host_copy(void* dst, const void* src, std::size_t n) const {
   if (opts_.streaming_stores) stream_copy(dst, src, n);
   else std::memcpy(dst, src, n);
@@ -202,14 +209,14 @@ void CopyEngine::to_device(std::uintptr_t dst, const void* src, std::size_t n, p
   prim::Event start = be_.record_event(stream);
   be_.stream_wait(h2d_, start);
   be_.destroy_event(start);  // the wait is queued; the event is no longer needed
-  const std::size_t chunks = (n + opts_.chunk - 1) / opts_.chunk;
+  const std::size_t piece = piece_for(n), chunks = (n + piece - 1) / piece;
   std::atomic<std::size_t> next{0};
   auto lane = [&](const std::atomic<bool>& failed) {
     for (;;) {
       Lease b(*this);  // holds no other buffer, so it may wait
       const std::size_t i = next.fetch_add(1);
       if (i >= chunks || failed) return;
-      const std::size_t off = i * opts_.chunk, len = std::min(opts_.chunk, n - off);
+      const std::size_t off = i * piece, len = std::min(piece, n - off);
       host_copy(b.data(), static_cast<const char*>(src) + off, len);
       be_.copy_to_device_async(dst + off, b.data(), len, h2d_);
       b.done_after(be_.record_event(h2d_));
@@ -245,7 +252,7 @@ void CopyEngine::to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Str
   prim::Event start = be_.record_event(stream);
   be_.stream_wait(d2h_, start);
   be_.destroy_event(start);
-  const std::size_t chunks = (n + opts_.chunk - 1) / opts_.chunk;
+  const std::size_t piece = piece_for(n), chunks = (n + piece - 1) / piece;
   std::atomic<std::size_t> next{0};
   // Each lane keeps up to two chunks in flight: the DMA fills one buffer
   // while the lane copies the previous one out.
@@ -261,7 +268,7 @@ void CopyEngine::to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Str
       if (!*lease || failed) return false;
       const std::size_t i = next.fetch_add(1);
       if (i >= chunks) return false;
-      const std::size_t off = i * opts_.chunk, len = std::min(opts_.chunk, n - off);
+      const std::size_t off = i * piece, len = std::min(piece, n - off);
       be_.copy_to_host_async(lease->data(), src + off, len, d2h_);
       q.push_back({std::move(lease), off, len, 0});
       q.back().ev = be_.record_event(d2h_);

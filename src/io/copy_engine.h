@@ -78,6 +78,7 @@ class CopyEngine {
   struct Task;   // one staged copy, run by several lanes
   Buffer* acquire(bool wait);
   void release(Buffer* b, prim::Event pending);
+  std::size_t piece_for(std::size_t n) const;  // staged unit for a copy of n bytes
   void host_copy(void* dst, const void* src, std::size_t n) const;
   // Runs lane() on up to `lanes` threads (the caller and idle workers) and
   // returns when all have returned; rethrows the first lane's exception.
