@@ -33,7 +33,11 @@ CONFIGS = {
     "opt-tiny": ("OPTConfig", dict(hidden_size=256, num_hidden_layers=2, ffn_dim=1024, num_attention_heads=4,
                                    vocab_size=50272, max_position_embeddings=2048, word_embed_proj_dim=256)),
 }
-ALLOCATORS = ("native", "expandable", "memlake")
+# shim: PyTorch's own caching allocator on top of libmemlake_preload.so;
+# shim-nocache: PYTORCH_NO_CUDA_MEMORY_CACHING=1 on the shim (PyTorch calls
+# cudaMalloc/cudaFree per tensor, memlake does all the caching).
+ALLOCATORS = ("native", "expandable", "memlake", "shim", "shim-nocache")
+SHIMS = ("shim", "shim-nocache")
 
 
 def allocator_spec(spec):
@@ -68,26 +72,31 @@ def worker(a):
         if cap:
             opts["memory_cap"] = cap
         mt.enable(**opts)
+    elif kind in SHIMS:  # the preloaded shim already routes cudaMalloc to the same libmemlake
+        sys.path.insert(0, os.path.join(ROOT, "python"))
+        import memlake
     import torch
     import transformers
     if a.deterministic:
         torch.use_deterministic_algorithms(True, warn_only=True)
-    if a.allocator != "memlake" and cap:
+    if a.allocator not in ("memlake",) + SHIMS and cap:
         torch.cuda.set_per_process_memory_fraction(min(1.0, cap / torch.cuda.get_device_properties(0).total_memory))
 
     if a.trace:
         torch.cuda.memory._record_memory_history(enabled="all", context=None, stacks="python", max_entries=50_000_000)
 
     def mem():
-        if a.allocator == "memlake":
+        if a.allocator == "memlake" or a.allocator == "shim-nocache":
             s = memlake.stats()
             return s["requested_bytes.all.peak"], s["reserved_bytes.all.peak"]
+        if a.allocator == "shim":  # tensors as PyTorch counts them; physical memory as memlake holds it
+            return torch.cuda.max_memory_allocated(), memlake.stats()["reserved_bytes.all.peak"]
         return torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved()
 
     def reset_peaks():
-        if a.allocator == "memlake":
+        if a.allocator in ("memlake",) + SHIMS:
             memlake.reset_peak_stats()
-        else:
+        if a.allocator != "memlake":
             torch.cuda.reset_peak_memory_stats()
 
     def is_oom(e):
@@ -148,7 +157,7 @@ def worker(a):
     res["peak_reserved"] = max([x["peak_reserved"] for x in res["timeline"]] or [0])
     res["utilization"] = res["peak_allocated"] / res["peak_reserved"] if res["peak_reserved"] else 0.0
     res["wall_s"] = time.time() - t_start
-    if a.allocator == "memlake":
+    if a.allocator in ("memlake",) + SHIMS:
         s = memlake.stats()
         res["memlake"] = {k: s[k] for k in ("memlake.stitches", "memlake.cache_hits", "memlake.stitch_reuses",
                                             "memlake.grows", "memlake.calls.create", "memlake.calls.map",
@@ -188,8 +197,20 @@ def run_worker(args, allocator, strategy, steps, batch, cap=None, trace=None, de
         cmd += ["--deterministic"]
     env = dict(os.environ)
     env.pop("PYTORCH_CUDA_ALLOC_CONF", None)
-    if allocator_spec(allocator)[0] == "expandable":
+    kind, opts = allocator_spec(allocator)
+    if kind == "expandable":
         env["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True"
+    if kind in SHIMS:
+        lib = env.get("MEMLAKE_LIBRARY") or os.path.join(ROOT, "build", "libmemlake.so")
+        env["LD_PRELOAD"] = os.path.join(os.path.dirname(lib), "libmemlake_preload.so")
+        env["MEMLAKE_LIBRARY"] = lib
+        env["MEMLAKE_BACKEND"] = "cuda"
+        for k, v in opts.items():
+            env["MEMLAKE_" + k.upper()] = str(v)
+        if cap:
+            env["MEMLAKE_MEMORY_CAP"] = str(parse_size(cap))
+        if kind == "shim-nocache":
+            env["PYTORCH_NO_CUDA_MEMORY_CACHING"] = "1"
     if deterministic:
         env["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"
     return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

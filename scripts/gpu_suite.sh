@@ -20,6 +20,21 @@ grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/tests.log" | head -40; tail -3 "$o
   ./build-gpu/memlake replay "$t" --backend host > "$out/replay_host_$n.txt" 2>&1
   echo "== $n (cuda)"; cat "$out/replay_cuda_$n.txt"
 done
+# The LD_PRELOAD shim under an ordinary CUDA program (static CUDA runtime,
+# nvcc's default): plain, then through memlake with and without the wait in
+# cudaFree.
+if [ -z "${SKIP_SHIM:-}" ] && command -v nvcc >/dev/null; then
+  nvcc -O2 -o build-gpu/shim_probe tests/gpu/shim_probe.cu > "$out/shim_build.log" 2>&1 || cat "$out/shim_build.log"
+  for mode in plain shim shim_nosync; do
+    case $mode in
+      plain) env=() ;;
+      shim) env=(LD_PRELOAD=$PWD/build-gpu/libmemlake_preload.so MEMLAKE_STATS_SERVER=0) ;;
+      shim_nosync) env=(LD_PRELOAD=$PWD/build-gpu/libmemlake_preload.so MEMLAKE_SHIM_SYNC_FREE=0) ;;
+    esac
+    echo "== shim_probe $mode"
+    env "${env[@]}" ./build-gpu/shim_probe 2>&1 | tee "$out/shim_probe_$mode.txt" || rc=1
+  done
+fi
 if [ -z "${SKIP_BENCH:-}" ]; then
   ./build-gpu/memlake bench alloc --backend cuda | tee "$out/bench_cuda.txt"
   ./build-gpu/memlake bench alloc --backend host > "$out/bench_host.txt"

@@ -42,7 +42,15 @@ TEST_P(CApiTest, AllocFreeStatsJson) {
   std::string j(n + 1, '\0');
   memlake_stats_json(a, j.data(), j.size());
   EXPECT_NE(j.find("\"reserved_bytes\":{\"current\":"), std::string::npos) << j;
+  std::size_t size = 0;
+  void* stream = reinterpret_cast<void*>(1);
+  EXPECT_EQ(memlake_lookup(a, p, 0, &size, &stream), MEMLAKE_OK);
+  EXPECT_EQ(size, 5u << 20);
+  EXPECT_EQ(stream, nullptr);
+  EXPECT_EQ(memlake_lookup(a, static_cast<char*>(p) + 512, 0, &size, nullptr), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(memlake_lookup(a, p, 1, nullptr, nullptr), MEMLAKE_ERROR_INVALID_ARGUMENT);  // other device
   EXPECT_EQ(memlake_free(a, p, 0, nullptr), MEMLAKE_OK);
+  EXPECT_EQ(memlake_lookup(a, p, 0, nullptr, nullptr), MEMLAKE_ERROR_INVALID_ARGUMENT);  // freed
   EXPECT_EQ(memlake_empty_cache(a, 0), MEMLAKE_OK);
   ASSERT_EQ(memlake_get_stats(a, 0, &s), MEMLAKE_OK);
   EXPECT_EQ(s.reserved_bytes.current, 0u);

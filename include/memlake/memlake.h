@@ -65,6 +65,11 @@ MEMLAKE_API memlake_status memlake_alloc(memlake_allocator* a, size_t size, int 
 /* NULL is a no-op. An unknown pointer gives MEMLAKE_ERROR_INVALID_ARGUMENT. */
 MEMLAKE_API memlake_status memlake_free(memlake_allocator* a, void* ptr, int device, void* stream);
 
+/* Whether ptr is the start of a live allocation of this allocator on
+ * `device`: MEMLAKE_OK with its requested size and the stream it belongs to
+ * (either out-pointer may be NULL), or MEMLAKE_ERROR_INVALID_ARGUMENT
+ * (nothing is changed, no error is logged). */
+MEMLAKE_API memlake_status memlake_lookup(memlake_allocator* a, const void* ptr, int device, size_t* size, void** stream);
 MEMLAKE_API memlake_status memlake_empty_cache(memlake_allocator* a, int device);
 /* bytes = 0 removes the cap. Applies to every device, current and future. */
 MEMLAKE_API memlake_status memlake_set_memory_cap(memlake_allocator* a, size_t bytes);

@@ -199,6 +199,20 @@ memlake_status memlake_free(memlake_allocator* a, void* ptr, int device, void* s
   });
 }
 
+memlake_status memlake_lookup(memlake_allocator* a, const void* ptr, int device, size_t* size, void** stream) {
+  if (!a || !ptr) return MEMLAKE_ERROR_INVALID_ARGUMENT;
+  bool found = false;
+  memlake_status s = guarded([&] {
+    DeviceAllocator* d = a->existing(device);
+    memlake::core::DeviceAllocator::Lookup l{};
+    if (!d || !d->lookup(ptr, &l)) return;
+    found = true;
+    if (size) *size = l.size;
+    if (stream) *stream = l.stream;
+  });
+  return s != MEMLAKE_OK ? s : found ? MEMLAKE_OK : MEMLAKE_ERROR_INVALID_ARGUMENT;
+}
+
 memlake_status memlake_empty_cache(memlake_allocator* a, int device) {
   if (!a) return null_arg("allocator");
   return guarded([&] {

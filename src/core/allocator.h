@@ -67,6 +67,7 @@ class Allocator final : private SlabSource {
   FreeInfo free(void* ptr);
   // Size requested for a live allocation, 0 if `ptr` is not one.
   std::size_t size_of(const void* ptr) const;
+  bool owns(const void* ptr) const { return records_.count(reinterpret_cast<std::uintptr_t>(ptr)) != 0; }
   // Stream a live allocation was made on (nullptr if none or not live).
   prim::Stream stream_of(const void* ptr) const;
 

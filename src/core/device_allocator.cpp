@@ -55,6 +55,13 @@ std::size_t DeviceAllocator::size_of(const void* ptr) const {
   return alloc_.size_of(ptr);
 }
 
+bool DeviceAllocator::lookup(const void* ptr, Lookup* out) const {
+  std::lock_guard<std::mutex> g(mu_);
+  if (!alloc_.owns(ptr)) return false;
+  *out = {alloc_.size_of(ptr), alloc_.stream_of(ptr)};
+  return true;
+}
+
 std::size_t DeviceAllocator::empty_cache() {
   std::lock_guard<std::mutex> g(mu_);
   std::size_t n = alloc_.empty_cache();

@@ -30,6 +30,11 @@ class DeviceAllocator {
   void* alloc(std::size_t size, prim::Stream stream);
   void free(void* ptr);
   std::size_t size_of(const void* ptr) const;
+  struct Lookup {
+    std::size_t size;
+    prim::Stream stream;
+  };
+  bool lookup(const void* ptr, Lookup* out) const;  // false: not a live allocation
   std::size_t empty_cache();
   void set_memory_cap(std::size_t bytes);
   Stats stats() const;

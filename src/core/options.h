@@ -24,6 +24,8 @@ struct Options {
   int copy_threads = 0;                  // copy engine host threads (0 = auto)
   std::size_t copy_chunk = 4u << 20;     // copy engine staging buffer size
   bool stats_server = false;             // serve live stats on a Unix socket
+  bool shim = true;                      // LD_PRELOAD shim routes allocations to memlake
+  bool shim_sync_free = true;            // shim: synchronous free waits for the device, like cuMemFree
   bool guard = false;                    // every allocation before an unmapped guard page
   std::size_t quarantine = 0;            // freed ranges stay unmapped for this many frees
 

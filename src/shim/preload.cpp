@@ -1,0 +1,350 @@
+// libmemlake_preload.so: memlake under an unmodified CUDA program.
+//
+//   LD_PRELOAD=/path/to/libmemlake_preload.so ./program
+//
+// Where it hooks. The CUDA runtime (shared or linked statically, as nvcc
+// does by default) never calls the driver through the dynamic linker: it
+// dlopen()s libcuda.so.1, looks up cuGetProcAddress with dlsym() and asks
+// it for every other entry point. Interposing cudaMalloc itself would miss
+// every statically linked program, so the shim sits one level down, on the
+// driver's entry points, reached three ways:
+//   * dlsym(handle, "cuGetProcAddress[_v2]" or a hooked name) returns the
+//     shim's function (this file defines dlsym and forwards to glibc's);
+//   * cuGetProcAddress("cuMemAlloc", ...) returns the shim's cuMemAlloc_v2
+//     when the requested ABI is the one it implements (version >= 3020, and
+//     the _ptsz variants when per-thread default stream is asked for);
+//   * programs linked with -lcuda bind to the shim's exported symbols.
+// cudaMalloc -> cuMemAlloc_v2, cudaFree -> cuMemFree_v2, cudaMallocAsync ->
+// cuMemAllocAsync, cudaFreeAsync -> cuMemFreeAsync, cudaMemGetInfo ->
+// cuMemGetInfo_v2, so those are the functions hooked. Everything else (and
+// all of these with MEMLAKE_SHIM=0, or a pointer memlake did not allocate)
+// goes to the real driver untouched.
+//
+// Semantics kept: cuMemFree waits for the device's queued work before the
+// memory can be reused (the driver's does; MEMLAKE_SHIM_SYNC_FREE=0 drops
+// the wait); cuMemFreeAsync on another stream than the allocation's waits
+// for that stream; cuMemGetInfo reports the driver's free memory plus what
+// memlake holds unallocated, so a program sizing itself by free memory sees
+// memlake's cache as free.
+//
+// Like the prim layer, this file includes cuda.h: it implements the
+// driver's own ABI.
+#include <cuda.h>
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "memlake/memlake.h"
+
+// cuda.h renames these with macros; the shim defines the exact symbols.
+#undef cuGetProcAddress
+#undef cuMemAlloc
+#undef cuMemFree
+#undef cuMemGetInfo
+
+#define SHIM_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+using DlsymFn = void* (*)(void*, const char*);
+using GetProcV1 = CUresult (*)(const char*, void**, int, cuuint64_t);
+using GetProcV2 = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+using AllocFn = CUresult (*)(CUdeviceptr*, size_t);
+using FreeFn = CUresult (*)(CUdeviceptr);
+using AllocAsyncFn = CUresult (*)(CUdeviceptr*, size_t, CUstream);
+using FreeAsyncFn = CUresult (*)(CUdeviceptr, CUstream);
+using MemInfoFn = CUresult (*)(size_t*, size_t*);
+using CtxGetDeviceFn = CUresult (*)(CUdevice*);
+using SyncFn = CUresult (*)();
+using StreamSyncFn = CUresult (*)(CUstream);
+
+DlsymFn real_dlsym() {
+  static DlsymFn fn = [] {
+    // glibc >= 2.34 versions dlsym GLIBC_2.34 on x86-64; older ones GLIBC_2.2.5.
+    for (const char* v : {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"})
+      if (void* p = dlvsym(RTLD_NEXT, "dlsym", v)) return reinterpret_cast<DlsymFn>(p);
+    return static_cast<DlsymFn>(nullptr);
+  }();
+  return fn;
+}
+
+// The real driver's functions, found once.
+struct Real {
+  void* lib = nullptr;
+  GetProcV1 get_proc_v1 = nullptr;
+  GetProcV2 get_proc_v2 = nullptr;
+  AllocFn alloc = nullptr;
+  FreeFn free = nullptr;
+  AllocAsyncFn alloc_async = nullptr, alloc_async_ptsz = nullptr;
+  FreeAsyncFn free_async = nullptr, free_async_ptsz = nullptr;
+  MemInfoFn mem_info = nullptr;
+  CtxGetDeviceFn ctx_get_device = nullptr;
+  SyncFn ctx_sync = nullptr;
+  StreamSyncFn stream_sync = nullptr;
+};
+
+const Real& real() {
+  static Real r;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    DlsymFn sym = real_dlsym();
+    r.lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+    if (!r.lib || !sym) return;
+    auto get = [&](const char* name) { return sym(r.lib, name); };
+    r.get_proc_v1 = reinterpret_cast<GetProcV1>(get("cuGetProcAddress"));
+    r.get_proc_v2 = reinterpret_cast<GetProcV2>(get("cuGetProcAddress_v2"));
+    r.alloc = reinterpret_cast<AllocFn>(get("cuMemAlloc_v2"));
+    r.free = reinterpret_cast<FreeFn>(get("cuMemFree_v2"));
+    r.alloc_async = reinterpret_cast<AllocAsyncFn>(get("cuMemAllocAsync"));
+    r.alloc_async_ptsz = reinterpret_cast<AllocAsyncFn>(get("cuMemAllocAsync_ptsz"));
+    r.free_async = reinterpret_cast<FreeAsyncFn>(get("cuMemFreeAsync"));
+    r.free_async_ptsz = reinterpret_cast<FreeAsyncFn>(get("cuMemFreeAsync_ptsz"));
+    r.mem_info = reinterpret_cast<MemInfoFn>(get("cuMemGetInfo_v2"));
+    r.ctx_get_device = reinterpret_cast<CtxGetDeviceFn>(get("cuCtxGetDevice"));
+    r.ctx_sync = reinterpret_cast<SyncFn>(get("cuCtxSynchronize"));
+    r.stream_sync = reinterpret_cast<StreamSyncFn>(get("cuStreamSynchronize"));
+  });
+  return r;
+}
+
+// Configuration, read once from memlake's option table.
+struct Config {
+  bool on = true;
+  bool sync_free = true;
+};
+
+const Config& config() {
+  static Config c = [] {
+    Config x;
+    memlake_options* o = nullptr;
+    if (memlake_options_create(&o, 1) != MEMLAKE_OK) {
+      std::fprintf(stderr, "memlake preload: bad MEMLAKE_* setting (%s); passing everything to the driver\n",
+                   memlake_last_error());
+      x.on = false;
+      return x;
+    }
+    char buf[16];
+    memlake_options_get(o, "shim", buf, sizeof buf);
+    x.on = std::strcmp(buf, "1") == 0;
+    memlake_options_get(o, "shim_sync_free", buf, sizeof buf);
+    x.sync_free = std::strcmp(buf, "1") == 0;
+    memlake_options_destroy(o);
+    return x;
+  }();
+  return c;
+}
+
+// memlake's allocator, or null (then everything passes through). A failure
+// to create it is reported once.
+memlake_allocator* allocator() {
+  if (!config().on) return nullptr;
+  static memlake_allocator* a = [] {
+    memlake_allocator* x = memlake_default();
+    if (!x) std::fprintf(stderr, "memlake preload: %s; passing everything to the driver\n", memlake_last_error());
+    return x;
+  }();
+  return a;
+}
+
+CUresult to_cu(memlake_status s) {
+  switch (s) {
+    case MEMLAKE_OK: return CUDA_SUCCESS;
+    case MEMLAKE_ERROR_OUT_OF_MEMORY: return CUDA_ERROR_OUT_OF_MEMORY;
+    case MEMLAKE_ERROR_INVALID_ARGUMENT: return CUDA_ERROR_INVALID_VALUE;
+    case MEMLAKE_ERROR_UNAVAILABLE: return CUDA_ERROR_NOT_INITIALIZED;
+    default: return CUDA_ERROR_UNKNOWN;
+  }
+}
+
+// The device of the calling thread's current context.
+CUresult current_device(int* dev) {
+  CUdevice d = 0;
+  CUresult r = real().ctx_get_device ? real().ctx_get_device(&d) : CUDA_ERROR_NOT_INITIALIZED;
+  *dev = static_cast<int>(d);
+  return r;
+}
+
+CUresult alloc_on(CUdeviceptr* dptr, size_t n, CUstream stream, bool* handled) {
+  *handled = false;
+  memlake_allocator* a = allocator();
+  if (!a || !dptr || n == 0) return CUDA_SUCCESS;  // the driver answers (and reports misuse) itself
+  int dev = 0;
+  if (current_device(&dev) != CUDA_SUCCESS) return CUDA_SUCCESS;  // no context: the driver reports it
+  *handled = true;
+  void* p = nullptr;
+  CUresult r = to_cu(memlake_alloc(a, n, dev, stream, &p));
+  if (r == CUDA_SUCCESS) *dptr = reinterpret_cast<CUdeviceptr>(p);
+  return r;
+}
+
+// Frees ptr if memlake owns it (*handled); otherwise leaves it to the driver.
+CUresult free_on(CUdeviceptr ptr, CUstream stream, bool async, bool* handled) {
+  *handled = false;
+  memlake_allocator* a = allocator();
+  if (!a || ptr == 0) return CUDA_SUCCESS;
+  int dev = 0;
+  if (current_device(&dev) != CUDA_SUCCESS) return CUDA_SUCCESS;
+  void* p = reinterpret_cast<void*>(ptr);
+  void* owner = nullptr;
+  if (memlake_lookup(a, p, dev, nullptr, &owner) != MEMLAKE_OK) return CUDA_SUCCESS;  // not ours
+  *handled = true;
+  // memlake reuses a freed block in its allocation's stream order. A
+  // synchronous free allows reuse by anyone at once, so wait for all work;
+  // a free queued on another stream must wait for that stream.
+  CUresult r = CUDA_SUCCESS;
+  if (!async && config().sync_free) r = real().ctx_sync();
+  else if (async && stream != static_cast<CUstream>(owner)) r = real().stream_sync(stream);
+  if (r != CUDA_SUCCESS) return r;  // sticky error: keep the memory rather than reuse it unsafely
+  return to_cu(memlake_free(a, p, dev, owner));
+}
+
+}  // namespace
+
+// ---- driver entry points --------------------------------------------------
+
+SHIM_EXPORT CUresult shim_cuMemAlloc_v2(CUdeviceptr* dptr, size_t n) __asm__("cuMemAlloc_v2");
+CUresult shim_cuMemAlloc_v2(CUdeviceptr* dptr, size_t n) {
+  bool handled;
+  CUresult r = alloc_on(dptr, n, nullptr, &handled);
+  if (handled) return r;
+  return real().alloc ? real().alloc(dptr, n) : CUDA_ERROR_NOT_INITIALIZED;
+}
+
+SHIM_EXPORT CUresult shim_cuMemFree_v2(CUdeviceptr p) __asm__("cuMemFree_v2");
+CUresult shim_cuMemFree_v2(CUdeviceptr p) {
+  bool handled;
+  CUresult r = free_on(p, nullptr, false, &handled);
+  if (handled) return r;
+  return real().free ? real().free(p) : CUDA_ERROR_NOT_INITIALIZED;
+}
+
+SHIM_EXPORT CUresult shim_cuMemAllocAsync(CUdeviceptr* dptr, size_t n, CUstream s) __asm__("cuMemAllocAsync");
+CUresult shim_cuMemAllocAsync(CUdeviceptr* dptr, size_t n, CUstream s) {
+  bool handled;
+  CUresult r = alloc_on(dptr, n, s, &handled);
+  if (handled) return r;
+  return real().alloc_async ? real().alloc_async(dptr, n, s) : CUDA_ERROR_NOT_SUPPORTED;
+}
+
+// Per-thread default stream variants: stream 0 means this thread's stream.
+SHIM_EXPORT CUresult shim_cuMemAllocAsync_ptsz(CUdeviceptr* dptr, size_t n, CUstream s) __asm__("cuMemAllocAsync_ptsz");
+CUresult shim_cuMemAllocAsync_ptsz(CUdeviceptr* dptr, size_t n, CUstream s) {
+  bool handled;
+  CUresult r = alloc_on(dptr, n, s ? s : CU_STREAM_PER_THREAD, &handled);
+  if (handled) return r;
+  return real().alloc_async_ptsz ? real().alloc_async_ptsz(dptr, n, s) : CUDA_ERROR_NOT_SUPPORTED;
+}
+
+SHIM_EXPORT CUresult shim_cuMemFreeAsync(CUdeviceptr p, CUstream s) __asm__("cuMemFreeAsync");
+CUresult shim_cuMemFreeAsync(CUdeviceptr p, CUstream s) {
+  bool handled;
+  CUresult r = free_on(p, s, true, &handled);
+  if (handled) return r;
+  return real().free_async ? real().free_async(p, s) : CUDA_ERROR_NOT_SUPPORTED;
+}
+
+SHIM_EXPORT CUresult shim_cuMemFreeAsync_ptsz(CUdeviceptr p, CUstream s) __asm__("cuMemFreeAsync_ptsz");
+CUresult shim_cuMemFreeAsync_ptsz(CUdeviceptr p, CUstream s) {
+  bool handled;
+  CUresult r = free_on(p, s ? s : CU_STREAM_PER_THREAD, true, &handled);
+  if (handled) return r;
+  return real().free_async_ptsz ? real().free_async_ptsz(p, s) : CUDA_ERROR_NOT_SUPPORTED;
+}
+
+SHIM_EXPORT CUresult shim_cuMemGetInfo_v2(size_t* free_b, size_t* total_b) __asm__("cuMemGetInfo_v2");
+CUresult shim_cuMemGetInfo_v2(size_t* free_b, size_t* total_b) {
+  if (!real().mem_info) return CUDA_ERROR_NOT_INITIALIZED;
+  CUresult r = real().mem_info(free_b, total_b);
+  memlake_allocator* a = allocator();
+  int dev = 0;
+  if (r != CUDA_SUCCESS || !a || !free_b || current_device(&dev) != CUDA_SUCCESS) return r;
+  memlake_stats st{};
+  st.struct_size = sizeof st;
+  if (memlake_get_stats(a, dev, &st) == MEMLAKE_OK && st.reserved_bytes.current > st.allocated_bytes.current)
+    *free_b += st.reserved_bytes.current - st.allocated_bytes.current;  // memlake's cache is free to this program
+  return r;
+}
+
+namespace {
+
+// The shim's replacement for a driver symbol the runtime asks for, or null.
+void* hook_for(const char* name, int version, cuuint64_t flags);
+
+}  // namespace
+
+SHIM_EXPORT CUresult shim_cuGetProcAddress_v2(const char* symbol, void** pfn, int version, cuuint64_t flags,
+                                              CUdriverProcAddressQueryResult* status) __asm__("cuGetProcAddress_v2");
+CUresult shim_cuGetProcAddress_v2(const char* symbol, void** pfn, int version, cuuint64_t flags,
+                                  CUdriverProcAddressQueryResult* status) {
+  if (!real().get_proc_v2) return CUDA_ERROR_NOT_INITIALIZED;
+  CUresult r = real().get_proc_v2(symbol, pfn, version, flags, status);
+  if (r == CUDA_SUCCESS && pfn && *pfn && symbol)
+    if (void* h = hook_for(symbol, version, flags)) *pfn = h;
+  return r;
+}
+
+SHIM_EXPORT CUresult shim_cuGetProcAddress(const char* symbol, void** pfn, int version, cuuint64_t flags) __asm__("cuGetProcAddress");
+CUresult shim_cuGetProcAddress(const char* symbol, void** pfn, int version, cuuint64_t flags) {
+  if (!real().get_proc_v1) return CUDA_ERROR_NOT_INITIALIZED;
+  CUresult r = real().get_proc_v1(symbol, pfn, version, flags);
+  if (r == CUDA_SUCCESS && pfn && *pfn && symbol)
+    if (void* h = hook_for(symbol, version, flags)) *pfn = h;
+  return r;
+}
+
+namespace {
+
+void* hook_for(const char* name, int version, cuuint64_t flags) {
+  const bool ptsz = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
+  if (std::strcmp(name, "cuGetProcAddress") == 0)
+    return version >= 12000 ? reinterpret_cast<void*>(&shim_cuGetProcAddress_v2) : reinterpret_cast<void*>(&shim_cuGetProcAddress);
+  if (version < 3020) return nullptr;  // the 32-bit-size ABI of CUDA 3.1 and older: the driver's own
+  if (std::strcmp(name, "cuMemAlloc") == 0) return reinterpret_cast<void*>(&shim_cuMemAlloc_v2);
+  if (std::strcmp(name, "cuMemFree") == 0) return reinterpret_cast<void*>(&shim_cuMemFree_v2);
+  if (std::strcmp(name, "cuMemGetInfo") == 0) return reinterpret_cast<void*>(&shim_cuMemGetInfo_v2);
+  if (std::strcmp(name, "cuMemAllocAsync") == 0)
+    return ptsz ? reinterpret_cast<void*>(&shim_cuMemAllocAsync_ptsz) : reinterpret_cast<void*>(&shim_cuMemAllocAsync);
+  if (std::strcmp(name, "cuMemFreeAsync") == 0)
+    return ptsz ? reinterpret_cast<void*>(&shim_cuMemFreeAsync_ptsz) : reinterpret_cast<void*>(&shim_cuMemFreeAsync);
+  return nullptr;
+}
+
+// Exact exported names -> the shim's functions, for dlsym.
+void* hook_for_symbol(const char* name) {
+  struct {
+    const char* name;
+    void* fn;
+  } static const table[] = {
+      {"cuGetProcAddress", reinterpret_cast<void*>(&shim_cuGetProcAddress)},
+      {"cuGetProcAddress_v2", reinterpret_cast<void*>(&shim_cuGetProcAddress_v2)},
+      {"cuMemAlloc_v2", reinterpret_cast<void*>(&shim_cuMemAlloc_v2)},
+      {"cuMemFree_v2", reinterpret_cast<void*>(&shim_cuMemFree_v2)},
+      {"cuMemGetInfo_v2", reinterpret_cast<void*>(&shim_cuMemGetInfo_v2)},
+      {"cuMemAllocAsync", reinterpret_cast<void*>(&shim_cuMemAllocAsync)},
+      {"cuMemAllocAsync_ptsz", reinterpret_cast<void*>(&shim_cuMemAllocAsync_ptsz)},
+      {"cuMemFreeAsync", reinterpret_cast<void*>(&shim_cuMemFreeAsync)},
+      {"cuMemFreeAsync_ptsz", reinterpret_cast<void*>(&shim_cuMemFreeAsync_ptsz)},
+  };
+  if (name[0] != 'c' || name[1] != 'u') return nullptr;  // fast path for every other lookup
+  for (const auto& e : table)
+    if (std::strcmp(name, e.name) == 0) return e.fn;
+  return nullptr;
+}
+
+}  // namespace
+
+// ---- dlsym ----------------------------------------------------------------
+
+SHIM_EXPORT void* dlsym(void* handle, const char* name) noexcept {
+  DlsymFn sym = real_dlsym();
+  if (!sym) return nullptr;
+  void* p = sym(handle, name);
+  // Only a symbol that really resolves to the driver's is replaced; the
+  // shim's own lookups of the real functions go through real_dlsym().
+  if (p && handle != RTLD_NEXT)
+    if (void* h = hook_for_symbol(name)) return h;
+  return p;
+}

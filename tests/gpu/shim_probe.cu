@@ -1,0 +1,113 @@
+// An ordinary CUDA program, knowing nothing of memlake: run it plain and
+// under LD_PRELOAD=libmemlake_preload.so to compare (scripts/gpu_suite.sh).
+//   shim_probe            -> prints "RESULT {json}" and exits 0 when every check passed
+// It checks that memory from cudaMalloc/cudaMallocAsync works with kernels
+// and copies, that cudaFree of a foreign pointer still fails as the
+// driver's does, and measures a cudaMalloc/cudaFree loop of a cached size and
+// the device memory in use (total - free from cudaMemGetInfo) at the peak of
+// a fragmenting allocation pattern.
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CHECK(x)                                                                      \
+  do {                                                                                \
+    cudaError_t e_ = (x);                                                             \
+    if (e_ != cudaSuccess) {                                                          \
+      std::printf("FAIL %s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                   \
+    }                                                                                 \
+  } while (0)
+
+__global__ void fill(unsigned* p, size_t n, unsigned seed) {
+  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) p[i] = seed ^ (unsigned)i;
+}
+__global__ void verify(const unsigned* p, size_t n, unsigned seed, int* bad) {
+  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    if (p[i] != (seed ^ (unsigned)i)) atomicAdd(bad, 1);
+}
+
+static size_t used() {
+  size_t f = 0, t = 0;
+  CHECK(cudaMemGetInfo(&f, &t));
+  return t - f;
+}
+
+int main() {
+  using C = std::chrono::steady_clock;
+  int* bad;
+  CHECK(cudaMalloc(&bad, sizeof(int)));
+  CHECK(cudaMemset(bad, 0, sizeof(int)));
+  const size_t base = used();
+
+  // 1. Fragmenting pattern: 96 blocks of 24..120 MiB, free every other one,
+  //    then ask for 12 blocks of 640 MiB; data checked throughout.
+  std::vector<void*> keep, blocks;
+  size_t peak = 0;
+  for (int i = 0; i < 96; ++i) {
+    size_t n = size_t(24 + (i * 37) % 97) << 20;
+    void* p;
+    CHECK(cudaMalloc(&p, n));
+    fill<<<256, 256>>>((unsigned*)p, n / 4, i);
+    blocks.push_back(p);
+  }
+  for (int i = 0; i < 96; i += 2) CHECK(cudaFree(blocks[i]));
+  for (int i = 0; i < 12; ++i) {
+    void* p;
+    CHECK(cudaMalloc(&p, size_t(640) << 20));
+    fill<<<256, 256>>>((unsigned*)p, (size_t(640) << 20) / 4, 1000 + i);
+    keep.push_back(p);
+    peak = std::max(peak, used());
+  }
+  for (int i = 1; i < 96; i += 2) {
+    size_t n = size_t(24 + (i * 37) % 97) << 20;
+    verify<<<256, 256>>>((const unsigned*)blocks[i], n / 4, i, bad);
+  }
+  for (int i = 0; i < 12; ++i) verify<<<256, 256>>>((const unsigned*)keep[i], (size_t(640) << 20) / 4, 1000 + i, bad);
+  int nbad = 0;
+  CHECK(cudaMemcpy(&nbad, bad, sizeof(int), cudaMemcpyDeviceToHost));
+  size_t live = 0;
+  for (int i = 1; i < 96; i += 2) live += size_t(24 + (i * 37) % 97) << 20;
+  live += 12 * (size_t(640) << 20);
+  for (int i = 1; i < 96; i += 2) CHECK(cudaFree(blocks[i]));
+  for (void* p : keep) CHECK(cudaFree(p));
+
+  // 2. Stream-ordered allocation.
+  cudaStream_t s;
+  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  void* a;
+  CHECK(cudaMallocAsync(&a, 64 << 20, s));
+  fill<<<256, 256, 0, s>>>((unsigned*)a, (64 << 20) / 4, 7);
+  verify<<<256, 256, 0, s>>>((const unsigned*)a, (64 << 20) / 4, 7, bad);
+  CHECK(cudaFreeAsync(a, s));
+  CHECK(cudaStreamSynchronize(s));
+  CHECK(cudaMemcpy(&nbad, bad, sizeof(int), cudaMemcpyDeviceToHost));
+
+  // 3. A foreign pointer is still refused.
+  int host_var = 0;
+  const bool foreign_refused = cudaFree(&host_var) != cudaSuccess;
+  cudaGetLastError();
+
+  // 4. cudaMalloc + cudaFree of a cached size, in a loop.
+  const int iters = 20000;
+  double us[3];
+  size_t sizes[3] = {size_t(512), size_t(4) << 20, size_t(64) << 20};
+  for (int k = 0; k < 3; ++k) {
+    void* p;
+    CHECK(cudaMalloc(&p, sizes[k]));
+    CHECK(cudaFree(p));
+    auto t0 = C::now();
+    for (int i = 0; i < iters; ++i) {
+      CHECK(cudaMalloc(&p, sizes[k]));
+      CHECK(cudaFree(p));
+    }
+    us[k] = std::chrono::duration<double, std::micro>(C::now() - t0).count() / iters;
+  }
+  std::printf("RESULT {\"peak_used_bytes\":%zu,\"peak_live_bytes\":%zu,\"bad_words\":%d,\"foreign_free_refused\":%s,"
+              "\"malloc_free_us\":{\"512\":%.3f,\"4M\":%.3f,\"64M\":%.3f}}\n",
+              peak - base, live, nbad, foreign_refused ? "true" : "false", us[0], us[1], us[2]);
+  return nbad == 0 && foreign_refused ? 0 : 1;
+}

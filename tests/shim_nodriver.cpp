@@ -1,0 +1,36 @@
+// Run with LD_PRELOAD=libmemlake_preload.so on a machine without a CUDA
+// driver: the shim must leave the process working, pass every other dlsym
+// lookup through, and answer its own entry points with the driver's
+// "not initialized" error instead of crashing. Exit status 0 = all held.
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstring>
+
+int main() {
+  int failures = 0;
+  auto expect = [&](bool ok, const char* what) {
+    std::printf("%s: %s\n", ok ? "ok" : "FAILED", what);
+    failures += ok ? 0 : 1;
+  };
+  using Strlen = std::size_t (*)(const char*);
+  auto sl = reinterpret_cast<Strlen>(dlsym(RTLD_DEFAULT, "strlen"));
+  expect(sl && sl("memlake") == 7, "dlsym passes other symbols through");
+  expect(dlsym(RTLD_DEFAULT, "no_such_symbol_anywhere") == nullptr, "an unknown symbol is still unknown");
+  using Alloc = int (*)(unsigned long long*, std::size_t);
+  using Free = int (*)(unsigned long long);
+  using Info = int (*)(std::size_t*, std::size_t*);
+  auto alloc = reinterpret_cast<Alloc>(dlsym(RTLD_DEFAULT, "cuMemAlloc_v2"));
+  auto fr = reinterpret_cast<Free>(dlsym(RTLD_DEFAULT, "cuMemFree_v2"));
+  auto info = reinterpret_cast<Info>(dlsym(RTLD_DEFAULT, "cuMemGetInfo_v2"));
+  expect(alloc && fr && info, "the shim's driver entry points are visible");
+  if (alloc && fr && info) {
+    unsigned long long p = 0;
+    std::size_t f = 0, t = 0;
+    const int kNotInitialized = 3;  // CUDA_ERROR_NOT_INITIALIZED
+    expect(alloc(&p, 1 << 20) == kNotInitialized && p == 0, "cuMemAlloc without a driver: not initialized");
+    expect(fr(0x1000) == kNotInitialized, "cuMemFree without a driver: not initialized");
+    expect(info(&f, &t) == kNotInitialized, "cuMemGetInfo without a driver: not initialized");
+  }
+  return failures == 0 ? 0 : 1;
+}
