@@ -182,11 +182,37 @@ void CopyEngine::run_lanes(std::size_t lanes, const std::function<void(const std
   if (t->error) std::rethrow_exception(t->error);
 }
 
-std::size_t CopyEngine::piece_for(std::size_t n) const {
-  // Enough pieces for every lane, none so small that per-piece driver calls dominate.
-  constexpr std::size_t kMinPiece = std::size_t{256} << 10;
-  const std::size_t per_lane = (n / static_cast<std::size_t>(stats_.threads) + 4095) / 4096 * 4096;
-  return std::min(opts_.chunk, std::max(kMinPiece, per_lane));
+// Hands out the pieces of one staged copy to its lanes (guided
+// self-scheduling): each piece is a share of what is left, between 1 MiB
+// and the staging buffer size, so pieces start large (few driver calls) and
+// shrink towards the end, when a large piece would leave the other lanes
+// idle and the DMA queue full behind it.
+class CopyEngine::Pieces {
+ public:
+  Pieces(std::size_t n, std::size_t lanes, std::size_t max_piece) : n_(n), lanes_(std::max<std::size_t>(lanes, 1)), max_(max_piece) {}
+  bool take(std::size_t* off, std::size_t* len) {
+    std::size_t cur = next_.load();
+    for (;;) {
+      if (cur >= n_) return false;
+      const std::size_t share = ((n_ - cur) / (2 * lanes_) + 4095) / 4096 * 4096;
+      const std::size_t l = std::min(n_ - cur, std::clamp(share, std::min(kMinPiece, max_), max_));
+      if (next_.compare_exchange_weak(cur, cur + l)) {
+        *off = cur, *len = l;
+        ++taken_;
+        return true;
+      }
+    }
+  }
+  std::size_t taken() const { return taken_.load(); }
+
+ private:
+  static constexpr std::size_t kMinPiece = std::size_t{1} << 20;
+  const std::size_t n_, lanes_, max_;
+  std::atomic<std::size_t> next_{0}, taken_{0};
+};
+
+std::size_t CopyEngine::lanes_for(std::size_t n) const {
+  return std::clamp<std::size_t>(n >> 20, 1, static_cast<std::size_t>(stats_.threads));  // about 1 MiB per lane at least
 }
 
 void CopyEngine::host_copy(void* dst, const void* src, std::size_t n) const {
@@ -209,21 +235,20 @@ void CopyEngine::to_device(std::uintptr_t dst, const void* src, std::size_t n, p
   prim::Event start = be_.record_event(stream);
   be_.stream_wait(h2d_, start);
   be_.destroy_event(start);  // the wait is queued; the event is no longer needed
-  const std::size_t piece = piece_for(n), chunks = (n + piece - 1) / piece;
-  std::atomic<std::size_t> next{0};
+  const std::size_t lanes = lanes_for(n);
+  Pieces pieces(n, lanes, opts_.chunk);
   auto lane = [&](const std::atomic<bool>& failed) {
     for (;;) {
       Lease b(*this);  // holds no other buffer, so it may wait
-      const std::size_t i = next.fetch_add(1);
-      if (i >= chunks || failed) return;
-      const std::size_t off = i * piece, len = std::min(piece, n - off);
+      std::size_t off = 0, len = 0;
+      if (failed || !pieces.take(&off, &len)) return;
       host_copy(b.data(), static_cast<const char*>(src) + off, len);
       be_.copy_to_device_async(dst + off, b.data(), len, h2d_);
       b.done_after(be_.record_event(h2d_));
     }
   };
   try {
-    run_lanes(std::min<std::size_t>(chunks, static_cast<std::size_t>(stats_.threads)), lane);
+    run_lanes(lanes, lane);
   } catch (...) {
     prim::Event end = be_.record_event(h2d_);  // the chunks queued so far still order before later work
     be_.stream_wait(stream, end);
@@ -234,7 +259,7 @@ void CopyEngine::to_device(std::uintptr_t dst, const void* src, std::size_t n, p
   prim::Event end = be_.record_event(h2d_);
   be_.stream_wait(stream, end);
   be_.destroy_event(end);
-  count(&CopyStats::staged, n, chunks);
+  count(&CopyStats::staged, n, pieces.taken());
 }
 
 void CopyEngine::to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Stream stream) {
@@ -252,8 +277,8 @@ void CopyEngine::to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Str
   prim::Event start = be_.record_event(stream);
   be_.stream_wait(d2h_, start);
   be_.destroy_event(start);
-  const std::size_t piece = piece_for(n), chunks = (n + piece - 1) / piece;
-  std::atomic<std::size_t> next{0};
+  const std::size_t lanes = lanes_for(n);
+  Pieces pieces(n, lanes, opts_.chunk);
   // Each lane keeps up to two chunks in flight: the DMA fills one buffer
   // while the lane copies the previous one out.
   auto lane = [&](const std::atomic<bool>& failed) {
@@ -265,10 +290,8 @@ void CopyEngine::to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Str
     std::deque<InFlight> q;
     auto issue = [&](bool wait) {
       auto lease = std::make_unique<Lease>(*this, wait);  // only a lane holding nothing may wait
-      if (!*lease || failed) return false;
-      const std::size_t i = next.fetch_add(1);
-      if (i >= chunks) return false;
-      const std::size_t off = i * piece, len = std::min(piece, n - off);
+      std::size_t off = 0, len = 0;
+      if (!*lease || failed || !pieces.take(&off, &len)) return false;
       be_.copy_to_host_async(lease->data(), src + off, len, d2h_);
       q.push_back({std::move(lease), off, len, 0});
       q.back().ev = be_.record_event(d2h_);
@@ -297,8 +320,8 @@ void CopyEngine::to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Str
       throw;
     }
   };
-  run_lanes(std::min<std::size_t>(chunks, static_cast<std::size_t>(stats_.threads)), lane);
-  count(&CopyStats::staged, n, chunks);
+  run_lanes(lanes, lane);
+  count(&CopyStats::staged, n, pieces.taken());
 }
 
 }  // namespace memlake::io

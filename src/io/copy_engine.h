@@ -44,7 +44,7 @@ struct CopyOptions {
   std::size_t chunk = std::size_t{4} << 20;          // staging buffer size = one lane's unit of work
   int buffers = 0;                                   // staging buffers in the pool; 0 = 2 per thread
   int threads = 0;                                   // host copy threads (lanes); 0 = all cores, at most 16
-  std::size_t direct_below = std::size_t{1} << 20;   // smaller pageable copies go to the driver as they are
+  std::size_t direct_below = std::size_t{8} << 20;   // smaller pageable copies go to the driver as they are (measured: below 8 MiB it is as fast)
   bool streaming_stores = true;                      // non-temporal stores for the host side of staged copies
 };
 
@@ -78,7 +78,8 @@ class CopyEngine {
   struct Task;   // one staged copy, run by several lanes
   Buffer* acquire(bool wait);
   void release(Buffer* b, prim::Event pending);
-  std::size_t piece_for(std::size_t n) const;  // staged unit for a copy of n bytes
+  class Pieces;  // splits one staged copy among its lanes
+  std::size_t lanes_for(std::size_t n) const;
   void host_copy(void* dst, const void* src, std::size_t n) const;
   // Runs lane() on up to `lanes` threads (the caller and idle workers) and
   // returns when all have returned; rethrows the first lane's exception.
