@@ -345,9 +345,10 @@ void* memlake_torch_malloc(ssize_t size, int device, void* stream) {
   memlake_allocator* a = memlake_default();
   void* p = nullptr;
   bool capturing = false;
+  memlake_status st = MEMLAKE_ERROR_OUT_OF_MEMORY;
   if (a && size > 0) {
     // One device lookup serves the capture check and the allocation (this runs per tensor).
-    guarded([&] {
+    st = guarded([&] {
       DeviceAllocator& d = a->device(device);
       capturing = d.is_capturing(stream);
       if (!capturing) p = d.alloc(static_cast<std::size_t>(size), stream);
@@ -362,6 +363,8 @@ void* memlake_torch_malloc(ssize_t size, int device, void* stream) {
         "or without memlake");
   if (!p && size > 0) {
     std::string why = t_last_error;
+    if (a && st != MEMLAKE_OK && st != MEMLAKE_ERROR_OUT_OF_MEMORY)  // a failure, not a full device: not retryable as OOM
+      throw std::runtime_error("memlake: allocation of " + std::to_string(size) + " bytes failed: " + why);
     const char* prefix = "out of memory: ";
     if (why.rfind(prefix, 0) == 0) why = why.substr(std::strlen(prefix));
     throw TorchOutOfMemory("memlake: CUDA out of memory. " + why);

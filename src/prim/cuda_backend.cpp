@@ -198,6 +198,7 @@ class CudaBackend final : public Backend {
     check(driver().cuCtxSynchronize(), "cuCtxSynchronize");
   }
   bool is_capturing(Stream s) override {
+    Ctx c(this);  // PyTorch allocates from threads (autograd's) with no current context
     CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
     check(driver().cuStreamIsCapturing(static_cast<CUstream>(s), &st), "cuStreamIsCapturing");
     return st != CU_STREAM_CAPTURE_STATUS_NONE;
