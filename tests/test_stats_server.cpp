@@ -83,17 +83,30 @@ TEST(StatsServer, MalformedRequestsGetErrorsAndTheServerLivesOn) {
 TEST(StatsServer, OtherUsersAreRefused) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as another user";
   PrivateDir dir;
-  obs::StatsServer srv(fake_stats, dir);
+  // Fork before the server's thread exists: a child forked from a
+  // multi-threaded process may find a lock (malloc's) held forever.
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
   pid_t child = ::fork();
   if (child == 0) {
+    ::alarm(30);  // never hang the suite
+    ::close(fds[1]);
+    char path[4096] = {0};
+    std::size_t got = 0;
+    for (ssize_t r; got < sizeof path - 1 && (r = ::read(fds[0], path + got, sizeof path - 1 - got)) > 0;) got += static_cast<std::size_t>(r);
     if (::setuid(65534) != 0) _exit(3);
     try {
-      std::string r = obs::query(srv.path(), "json", 500);
+      std::string r = obs::query(path, "json", 500);
       _exit(r.rfind("error: permission denied", 0) == 0 ? 0 : 1);
     } catch (const Error&) {
       _exit(0);  // could not even reach the socket: refused as well
     }
   }
+  ::close(fds[0]);
+  obs::StatsServer srv(fake_stats, dir);
+  const std::string path = srv.path();
+  ASSERT_EQ(::write(fds[1], path.data(), path.size()), static_cast<ssize_t>(path.size()));
+  ::close(fds[1]);
   int status = 0;
   ::waitpid(child, &status, 0);
   ASSERT_TRUE(WIFEXITED(status));
