@@ -215,6 +215,12 @@ std::size_t CopyEngine::lanes_for(std::size_t n) const {
   return std::clamp<std::size_t>(n >> 20, 1, static_cast<std::size_t>(stats_.threads));  // about 1 MiB per lane at least
 }
 
+void CopyEngine::order_after(prim::Stream waiter, prim::Stream signaller) {
+  prim::Event e = be_.record_event(signaller);
+  be_.stream_wait(waiter, e);
+  be_.destroy_event(e);  // the wait is queued; the event is no longer needed
+}
+
 void CopyEngine::host_copy(void* dst, const void* src, std::size_t n) const {
   if (opts_.streaming_stores) stream_copy(dst, src, n);
   else std::memcpy(dst, src, n);
@@ -232,9 +238,7 @@ void CopyEngine::to_device(std::uintptr_t dst, const void* src, std::size_t n, p
     return;
   }
   // Start after the caller's earlier work (the destination may still be in use).
-  prim::Event start = be_.record_event(stream);
-  be_.stream_wait(h2d_, start);
-  be_.destroy_event(start);  // the wait is queued; the event is no longer needed
+  order_after(h2d_, stream);
   const std::size_t lanes = lanes_for(n);
   Pieces pieces(n, lanes, opts_.chunk);
   auto lane = [&](const std::atomic<bool>& failed) {
@@ -247,18 +251,15 @@ void CopyEngine::to_device(std::uintptr_t dst, const void* src, std::size_t n, p
       b.done_after(be_.record_event(h2d_));
     }
   };
+  std::exception_ptr failure;
   try {
     run_lanes(lanes, lane);
   } catch (...) {
-    prim::Event end = be_.record_event(h2d_);  // the chunks queued so far still order before later work
-    be_.stream_wait(stream, end);
-    be_.destroy_event(end);
-    throw;
+    failure = std::current_exception();
   }
-  // The caller's later work starts after the last chunk.
-  prim::Event end = be_.record_event(h2d_);
-  be_.stream_wait(stream, end);
-  be_.destroy_event(end);
+  // The caller's later work starts after the last piece (after those queued, if a lane failed).
+  order_after(stream, h2d_);
+  if (failure) std::rethrow_exception(failure);
   count(&CopyStats::staged, n, pieces.taken());
 }
 
@@ -274,9 +275,7 @@ void CopyEngine::to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Str
     count(kind == prim::Backend::PointerKind::pinned ? &CopyStats::pinned : &CopyStats::direct, n, 0);
     return;
   }
-  prim::Event start = be_.record_event(stream);
-  be_.stream_wait(d2h_, start);
-  be_.destroy_event(start);
+  order_after(d2h_, stream);
   const std::size_t lanes = lanes_for(n);
   Pieces pieces(n, lanes, opts_.chunk);
   // Each lane keeps up to two chunks in flight: the DMA fills one buffer

@@ -80,6 +80,8 @@ class CopyEngine {
   void release(Buffer* b, prim::Event pending);
   class Pieces;  // splits one staged copy among its lanes
   std::size_t lanes_for(std::size_t n) const;
+  // Work queued on `waiter` from now on starts after the work queued on `signaller` so far.
+  void order_after(prim::Stream waiter, prim::Stream signaller);
   void host_copy(void* dst, const void* src, std::size_t n) const;
   // Runs lane() on up to `lanes` threads (the caller and idle workers) and
   // returns when all have returned; rethrows the first lane's exception.
