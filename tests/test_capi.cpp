@@ -137,6 +137,17 @@ TEST(CApi, TorchSignaturesUseTheDefaultAllocator) {
   }
   EXPECT_EQ(memlake_torch_malloc(0, 0, nullptr), nullptr) << "size 0 is not an error";
   memlake_set_memory_cap(memlake_default(), 0);
+  // A failure that is not out-of-memory is not reported as one (PyTorch would retry it as OOM).
+  try {
+    memlake_torch_malloc(1 << 20, -1, nullptr);
+    ADD_FAILURE() << "memlake_torch_malloc returned for device -1";
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.find("out of memory"), std::string::npos) << what;
+    EXPECT_EQ(what.rfind("memlake: allocation of 1048576 bytes failed: device -1 is not a device ordinal", 0), 0u) << what;
+  }
+  ASSERT_EQ(memlake_get_stats(memlake_default(), 0, &s), MEMLAKE_OK);
+  EXPECT_EQ(s.active_blocks.current, 0u) << "the failed request left nothing behind";
 }
 
 }  // namespace
