@@ -116,6 +116,12 @@ MEMLAKE_API size_t memlake_stats_json(memlake_allocator* a, char* buf, size_t le
 MEMLAKE_API memlake_status memlake_copy(memlake_allocator* a, void* dst, const void* src, size_t nbytes, int device,
                                         void* stream);
 
+/* With the registration cache on (MEMLAKE_COPY_REGISTER_AFTER > 0), host
+ * buffers copied repeatedly stay page-locked. Before freeing such a buffer,
+ * call this: it unregisters whatever the cache holds of [ptr, ptr+nbytes) on
+ * every device (waiting for a copy still using it). Harmless otherwise. */
+MEMLAKE_API memlake_status memlake_copy_forget(memlake_allocator* a, const void* ptr, size_t nbytes);
+
 /* Message of the last failed call on this thread ("" if none). */
 MEMLAKE_API const char* memlake_last_error(void);
 MEMLAKE_API const char* memlake_version(void);

@@ -19,7 +19,7 @@ from ._native import lib as _lib
 
 __all__ = ["Allocator", "Error", "OutOfMemoryError", "InvalidArgumentError", "DriverError", "UnavailableError",
            "configure", "options", "stats", "reset_peak_stats", "empty_cache", "set_memory_cap", "summary",
-           "copy", "version", "library_path"]
+           "copy", "copy_forget", "version", "library_path"]
 
 version = _lib.memlake_version().decode()
 library_path = _native.path
@@ -243,6 +243,14 @@ class Allocator:
                 raise InvalidArgumentError(f"copy: nbytes {nbytes} exceeds {name}'s {have} bytes")
         _check(_lib.memlake_copy(self._handle(), d, s, nbytes, device, _stream_handle(stream)))
 
+    def copy_forget(self, buf, nbytes=None):
+        """Unregisters what the copy engine's registration cache holds of a host buffer
+        (MEMLAKE_COPY_REGISTER_AFTER > 0); call before the buffer is freed."""
+        p, n, _keep = _address(buf, "buf")
+        if nbytes is None:
+            nbytes = n if n is not None else 1
+        _check(_lib.memlake_copy_forget(self._handle(), p, nbytes))
+
     def close(self):
         if getattr(self, "_h", None):
             _lib.memlake_destroy(self._h)
@@ -359,6 +367,12 @@ def copy(dst, src, nbytes=None, stream=None, device=0):
     Accepts torch tensors, integer addresses, __cuda_array_interface__ objects and buffers.
     Ordered on `stream` (a torch.cuda.Stream or a raw handle; None = default stream)."""
     _default().copy(dst, src, nbytes, device=device, stream=stream)
+
+
+def copy_forget(buf, nbytes=None):
+    """Before freeing a host buffer copied with the registration cache on
+    (MEMLAKE_COPY_REGISTER_AFTER > 0): unregisters what the cache holds of it."""
+    _default().copy_forget(buf, nbytes)
 
 
 def __getattr__(name):

@@ -85,6 +85,7 @@ _sigs = {
     "memlake_last_error": (c_char_p, []),
     "memlake_version": (c_char_p, []),
     "memlake_copy": (c_int, [_P, _P, _P, c_size_t, c_int, _P]),
+    "memlake_copy_forget": (c_int, [_P, _P, c_size_t]),
     "memlake_default": (_P, []),
     "memlake_default_init": (c_int, [_P]),
     "memlake_torch_malloc": (_P, [c_ssize_t, c_int, _P]),

@@ -37,6 +37,9 @@ struct memlake_allocator {
     memlake::io::CopyOptions co;
     co.threads = opts.copy_threads;
     co.chunk = opts.copy_chunk;
+    co.registration.after = opts.copy_register_after;
+    co.registration.limit = opts.copy_register_limit;
+    co.registration.min_bytes = co.direct_below;
     return *engines.emplace(d, std::make_unique<memlake::io::CopyEngine>(dev.backend(), co)).first->second;
   }
 
@@ -292,6 +295,14 @@ memlake_status memlake_copy(memlake_allocator* a, void* dst, const void* src, si
                            std::string("memlake_copy: need one host and one device pointer (dst is ") +
                                (dk == K::device ? "device" : "host") + ", src is " + (sk == K::device ? "device" : "host") +
                                " memory)");
+  });
+}
+
+memlake_status memlake_copy_forget(memlake_allocator* a, const void* ptr, size_t nbytes) {
+  if (!a || !ptr) return null_arg("allocator or ptr");
+  return guarded([&] {
+    std::lock_guard<std::mutex> g(a->mu);
+    for (auto& [d, e] : a->engines) e->forget(ptr, nbytes);
   });
 }
 

@@ -88,6 +88,20 @@ const std::vector<Entry>& entries() {
          o.copy_chunk = n;
        },
        [](const Options& o) { return size_str(o.copy_chunk); }},
+      {{"copy_register_after", "MEMLAKE_COPY_REGISTER_AFTER", "0",
+        "Registration cache: a pageable host buffer of 8 MiB or more copied this many times (same address and size) is page-locked and then copied by DMA directly. 0 = never. The buffer must be released with memlake_copy_forget / memlake.copy_forget before it is freed."},
+       [](Options& o, const std::string& v) {
+         char* end = nullptr;
+         long n = std::strtol(v.c_str(), &end, 10);
+         if (v.empty() || *end != '\0' || n < 0 || n > 1000000)
+           throw_error(Errc::invalid_argument, "option copy_register_after: '" + v + "' is not a count (0..1000000)");
+         o.copy_register_after = static_cast<int>(n);
+       },
+       [](const Options& o) { return std::to_string(o.copy_register_after); }},
+      {{"copy_register_limit", "MEMLAKE_COPY_REGISTER_LIMIT", "8589934592",
+        "Registration cache: host bytes kept page-locked at most; the least recently copied buffers are unregistered first."},
+       [](Options& o, const std::string& v) { o.copy_register_limit = parse_size(v); },
+       [](const Options& o) { return size_str(o.copy_register_limit); }},
       {{"stats_server", "MEMLAKE_STATS_SERVER", "0",
         "Serve this process's statistics on a Unix socket ($XDG_RUNTIME_DIR/memlake or /tmp/memlake-UID, same user only) for `memlake stat` and `memlake top`."},
        [](Options& o, const std::string& v) { o.stats_server = parse_bool("stats_server", v); },
@@ -100,6 +114,10 @@ const std::vector<Entry>& entries() {
         "Shim: cudaFree/cuMemFree wait for the device's work first, as the driver's do, so the memory can be reused at once by any stream. 0 = no wait: only safe when freed memory is no longer used by queued work."},
        [](Options& o, const std::string& v) { o.shim_sync_free = parse_bool("shim_sync_free", v); },
        [](const Options& o) { return std::string(o.shim_sync_free ? "1" : "0"); }},
+      {{"shim_copy", "MEMLAKE_SHIM_COPY", "0",
+        "Shim: cudaMemcpy/cudaMemcpyAsync (and cuMemcpyHtoD/DtoH[Async], cuMemcpy[Async]) between pageable host memory and the device, 8 MiB or more, go through memlake's copy engine (staged, several threads). 0 = the driver copies them."},
+       [](Options& o, const std::string& v) { o.shim_copy = parse_bool("shim_copy", v); },
+       [](const Options& o) { return std::string(o.shim_copy ? "1" : "0"); }},
       {{"guard", "MEMLAKE_GUARD", "0",
         "Debug mode: every allocation gets its own view, ending (512-byte aligned) right before an unmapped guard page, so an overrun faults. Host backend: the fault names the allocation."},
        [](Options& o, const std::string& v) { o.guard = parse_bool("guard", v); },

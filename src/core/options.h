@@ -23,9 +23,12 @@ struct Options {
   std::string trace;                     // write an allocation log here ("" = off)
   int copy_threads = 0;                  // copy engine host threads (0 = auto)
   std::size_t copy_chunk = 4u << 20;     // copy engine staging buffer size
+  int copy_register_after = 0;           // register a reused pageable buffer on its N-th copy (0 = never)
+  std::size_t copy_register_limit = std::size_t{8} << 30;  // bytes the registration cache keeps registered
   bool stats_server = false;             // serve live stats on a Unix socket
   bool shim = true;                      // LD_PRELOAD shim routes allocations to memlake
   bool shim_sync_free = true;            // shim: synchronous free waits for the device, like cuMemFree
+  bool shim_copy = false;                // shim: large pageable cudaMemcpy(Async) go through the copy engine
   bool guard = false;                    // every allocation before an unmapped guard page
   std::size_t quarantine = 0;            // freed ranges stay unmapped for this many frees
 

@@ -43,7 +43,8 @@ struct CopyEngine::Task {
   }
 };
 
-CopyEngine::CopyEngine(prim::Backend& backend, const CopyOptions& opts) : be_(backend), opts_(opts) {
+CopyEngine::CopyEngine(prim::Backend& backend, const CopyOptions& opts)
+    : be_(backend), opts_(opts), reg_(backend, opts.registration) {
   int threads = opts_.threads;
   if (threads <= 0) threads = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 16);
   if (opts_.buffers <= 0) opts_.buffers = 2 * threads;
@@ -226,17 +227,46 @@ void CopyEngine::host_copy(void* dst, const void* src, std::size_t n) const {
   else std::memcpy(dst, src, n);
 }
 
+bool CopyEngine::try_registered_to_device(std::uintptr_t dst, const void* src, std::size_t n, prim::Stream stream) {
+  RegistrationCache::Hold h = reg_.use(src, n);
+  if (!h) return false;
+  be_.copy_to_device_async(dst, src, n, stream);
+  prim::Event e = be_.record_event(stream);
+  be_.wait_event(e);  // the caller treats the source as pageable: reusable on return
+  be_.destroy_event(e);
+  count(&CopyStats::registered, n, 0);
+  return true;
+}
+
+bool CopyEngine::try_registered_to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Stream stream) {
+  RegistrationCache::Hold h = reg_.use(dst, n);
+  if (!h) return false;
+  be_.copy_to_host_async(dst, src, n, stream);
+  be_.synchronize_stream(stream);
+  count(&CopyStats::registered, n, 0);
+  return true;
+}
+
 void CopyEngine::to_device(std::uintptr_t dst, const void* src, std::size_t n, prim::Stream stream) {
   if (n == 0) return;
   const auto kind = be_.pointer_kind(src);
   if (kind == prim::Backend::PointerKind::device)
     throw_error(Errc::invalid_argument, "copy to device: source " + hex_ptr(reinterpret_cast<std::uintptr_t>(src)) +
                                             " is device memory (use a device-to-device copy)");
-  if (kind == prim::Backend::PointerKind::pinned || n < opts_.direct_below) {
+  // Memory the registration cache pinned is still the caller's pageable memory.
+  const bool ours = kind == prim::Backend::PointerKind::pinned && reg_.overlaps(src, n);
+  const bool pinned = kind == prim::Backend::PointerKind::pinned && !ours;
+  if (pinned || n < opts_.direct_below) {
     be_.copy_to_device_async(dst, src, n, stream);
-    count(kind == prim::Backend::PointerKind::pinned ? &CopyStats::pinned : &CopyStats::direct, n, 0);
+    if (ours) {  // the driver sees pinned memory and will not stage it: wait, as for pageable memory
+      prim::Event e = be_.record_event(stream);
+      be_.wait_event(e);
+      be_.destroy_event(e);
+    }
+    count(pinned ? &CopyStats::pinned : &CopyStats::direct, n, 0);
     return;
   }
+  if (try_registered_to_device(dst, src, n, stream)) return;
   // Start after the caller's earlier work (the destination may still be in use).
   order_after(h2d_, stream);
   const std::size_t lanes = lanes_for(n);
@@ -269,12 +299,14 @@ void CopyEngine::to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Str
   if (kind == prim::Backend::PointerKind::device)
     throw_error(Errc::invalid_argument, "copy to host: destination " + hex_ptr(reinterpret_cast<std::uintptr_t>(dst)) +
                                             " is device memory");
-  if (kind == prim::Backend::PointerKind::pinned || n < opts_.direct_below) {
+  const bool pinned = kind == prim::Backend::PointerKind::pinned && !reg_.overlaps(dst, n);
+  if (pinned || n < opts_.direct_below) {
     be_.copy_to_host_async(dst, src, n, stream);
     be_.synchronize_stream(stream);  // to_host returns with the data in place
-    count(kind == prim::Backend::PointerKind::pinned ? &CopyStats::pinned : &CopyStats::direct, n, 0);
+    count(pinned ? &CopyStats::pinned : &CopyStats::direct, n, 0);
     return;
   }
+  if (try_registered_to_host(dst, src, n, stream)) return;
   order_after(d2h_, stream);
   const std::size_t lanes = lanes_for(n);
   Pieces pieces(n, lanes, opts_.chunk);

@@ -15,6 +15,11 @@
 //    DMA engine drains the buffers. H2D and D2H use separate streams, so
 //    both directions run at once on separate copy engines.
 //
+// With the registration cache on (CopyOptions::registration.after > 0), a
+// pageable buffer copied again and again is registered on its N-th use and
+// then sent straight to DMA (see registration_cache.h for the contract:
+// forget() before freeing it).
+//
 // Ordering: a copy starts after all work queued on the caller's stream
 // before the call, and work queued on that stream after the call starts
 // after the copy. to_device() returns once the source may be reused (all
@@ -36,6 +41,7 @@
 #include <thread>
 #include <vector>
 
+#include "io/registration_cache.h"
 #include "prim/prim.h"
 
 namespace memlake::io {
@@ -46,6 +52,7 @@ struct CopyOptions {
   int threads = 0;                                   // host copy threads (lanes); 0 = all cores, at most 16
   std::size_t direct_below = std::size_t{8} << 20;   // smaller pageable copies go to the driver as they are (measured: below 8 MiB it is as fast)
   bool streaming_stores = true;                      // non-temporal stores for the host side of staged copies
+  RegistrationOptions registration;                  // keep reused large pageable buffers registered (off by default)
 };
 
 struct CopyStats {
@@ -53,6 +60,7 @@ struct CopyStats {
   std::uint64_t direct = 0;       // small pageable copies handed to the driver
   std::uint64_t pinned = 0;       // pinned host memory sent straight to DMA
   std::uint64_t staged = 0;       // pipelined through staging buffers
+  std::uint64_t registered = 0;   // pageable, sent straight to DMA because the registration cache holds it
   std::uint64_t chunks = 0;
   int threads = 0;
 };
@@ -67,6 +75,10 @@ class CopyEngine {
   void to_device(std::uintptr_t dst, const void* src, std::size_t n, prim::Stream stream);
   void to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Stream stream);
   CopyStats stats() const;
+  RegistrationStats registration_stats() const { return reg_.stats(); }
+  // Unregisters what the registration cache holds of [p, p+n): call before
+  // freeing host memory that was copied with the cache on.
+  void forget(const void* p, std::size_t n) { reg_.forget(p, n); }
 
  private:
   struct Buffer {
@@ -88,6 +100,10 @@ class CopyEngine {
   void run_lanes(std::size_t lanes, const std::function<void(const std::atomic<bool>& failed)>& lane);
   void count(std::uint64_t CopyStats::*kind, std::size_t bytes, std::size_t chunks);
   void run_workers();
+  // A pageable range the registration cache holds goes straight to DMA; the
+  // call still returns only when the host buffer may be touched again.
+  bool try_registered_to_device(std::uintptr_t dst, const void* src, std::size_t n, prim::Stream stream);
+  bool try_registered_to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Stream stream);
 
   prim::Backend& be_;
   CopyOptions opts_;
@@ -96,6 +112,7 @@ class CopyEngine {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   CopyStats stats_;
+  RegistrationCache reg_;
 
   // Lane workers: each job is one lane of a staged copy; copies from
   // several callers share the workers.

@@ -77,7 +77,8 @@ void check(CUresult r, const char* call, const std::string& detail = {}) {
   std::string msg = std::string("cuda backend: ") + call + (detail.empty() ? "" : "(" + detail + ")") +
                     " failed: " + err_name(r);
   if (r == CUDA_ERROR_OUT_OF_MEMORY) throw_error(Errc::out_of_memory, msg);
-  if (r == CUDA_ERROR_INVALID_VALUE || r == CUDA_ERROR_NOT_SUPPORTED || r == CUDA_ERROR_INVALID_HANDLE)
+  if (r == CUDA_ERROR_INVALID_VALUE || r == CUDA_ERROR_NOT_SUPPORTED || r == CUDA_ERROR_INVALID_HANDLE ||
+      r == CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED || r == CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED)
     throw_error(Errc::invalid_argument, msg);
   throw_error(Errc::driver, msg);
 }
@@ -232,6 +233,36 @@ class CudaBackend final : public Backend {
   void stream_wait(Stream s, Event e) override {
     Ctx c(this);
     check(driver().cuStreamWaitEvent(static_cast<CUstream>(s), reinterpret_cast<CUevent>(e), 0), "cuStreamWaitEvent");
+  }
+  void register_host(void* p, std::size_t n) override {
+    Ctx c(this);
+    check(driver().cuMemHostRegister(p, n, CU_MEMHOSTREGISTER_PORTABLE), "cuMemHostRegister",
+          range(reinterpret_cast<std::uintptr_t>(p), n));
+  }
+  void unregister_host(void* p) override {
+    Ctx c(this);
+    check(driver().cuMemHostUnregister(p), "cuMemHostUnregister", hex_ptr(reinterpret_cast<std::uintptr_t>(p)));
+  }
+  bool can_access_peer(int peer) override {
+    if (peer == device_) return true;
+    CUdevice other = 0;
+    check(driver().cuDeviceGet(&other, peer), "cuDeviceGet", std::to_string(peer));
+    int ok = 0;
+    check(driver().cuDeviceCanAccessPeer(&ok, dev_, other), "cuDeviceCanAccessPeer");
+    return ok != 0;
+  }
+  void grant_peer(std::uintptr_t va, std::size_t size, int peer) override {
+    Ctx c(this);
+    CUmemAccessDesc desc{};
+    desc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    desc.location.id = peer;
+    desc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    check(driver().cuMemSetAccess(va, size, &desc, 1), "cuMemSetAccess", range(va, size) + " for peer " + std::to_string(peer));
+  }
+  void copy_device_async(std::uintptr_t dst, std::uintptr_t src, std::size_t n, Stream s) override {
+    Ctx c(this);
+    check(driver().cuMemcpyDtoDAsync(dst, src, n, static_cast<CUstream>(s)), "cuMemcpyDtoDAsync",
+          hex_ptr(dst) + " <- " + range(src, n));
   }
   void write(std::uintptr_t dst, const void* src, std::size_t n) override {
     Ctx c(this);

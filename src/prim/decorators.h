@@ -51,6 +51,13 @@ class ForwardingBackend : public Backend {
     inner_->copy_to_host_async(dst, src, n, s);
   }
   void stream_wait(Stream s, Event e) override { inner_->stream_wait(s, e); }
+  void register_host(void* p, std::size_t n) override { inner_->register_host(p, n); }
+  void unregister_host(void* p) override { inner_->unregister_host(p); }
+  bool can_access_peer(int peer) override { return inner_->can_access_peer(peer); }
+  void grant_peer(std::uintptr_t va, std::size_t size, int peer) override { inner_->grant_peer(va, size, peer); }
+  void copy_device_async(std::uintptr_t dst, std::uintptr_t src, std::size_t n, Stream s) override {
+    inner_->copy_device_async(dst, src, n, s);
+  }
   void write(std::uintptr_t dst, const void* src, std::size_t n) override { inner_->write(dst, src, n); }
   void read(void* dst, std::uintptr_t src, std::size_t n) override { inner_->read(dst, src, n); }
 

@@ -32,6 +32,14 @@ int access_prot(Access a) {
   return PROT_NONE;
 }
 
+// Live host backends, so a copy can check that the peer memory it touches
+// was granted to its device.
+std::mutex g_live_mu;
+std::set<const HostBackend*>& live_backends() {
+  static std::set<const HostBackend*> s;
+  return s;
+}
+
 }  // namespace
 
 HostBackend::HostBackend(int device, std::size_t granularity, std::size_t memory_limit)
@@ -42,9 +50,15 @@ HostBackend::HostBackend(int device, std::size_t granularity, std::size_t memory
            std::to_string(page) + "-byte host page");
   fd_ = static_cast<int>(memfd_create("memlake-host", MFD_CLOEXEC));
   if (fd_ < 0) sys_fail("memfd_create");
+  std::lock_guard<std::mutex> g(g_live_mu);
+  live_backends().insert(this);
 }
 
 HostBackend::~HostBackend() {
+  {
+    std::lock_guard<std::mutex> g(g_live_mu);
+    live_backends().erase(this);
+  }
   // Unmap whatever the user left behind so the process does not keep it.
   for (auto& [va, size] : reservations_) munmap(reinterpret_cast<void*>(va), size);
   if (fd_ >= 0) close(fd_);
@@ -193,6 +207,9 @@ void HostBackend::unmap(std::uintptr_t va, std::size_t size) {
   void* p = mmap(reinterpret_cast<void*>(va), size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
                  -1, 0);
   if (p == MAP_FAILED) sys_fail("mmap(unmap)");
+  for (auto gi = grants_.begin(); gi != grants_.end();)  // access goes with the mapping
+    if (gi->first < va + size && gi->first + gi->second.size > va) gi = grants_.erase(gi);
+    else ++gi;
   for (auto m = first; m != it;) {
     PhysHandle h = m->second.handle;
     m = mappings_.erase(m);
@@ -315,17 +332,74 @@ void HostBackend::free_pinned(void* p) {
   std::free(p);
 }
 
+bool HostBackend::in(const std::map<std::uintptr_t, std::size_t>& ranges, std::uintptr_t a) {
+  auto it = ranges.upper_bound(a);
+  return it != ranges.begin() && (--it, a < it->first + it->second);
+}
+
 Backend::PointerKind HostBackend::pointer_kind(const void* p) {
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   std::lock_guard<std::mutex> g(mu_);
   if (covered(a, 1, Access::none)) return PointerKind::device;
-  auto it = pinned_.upper_bound(a);
-  if (it != pinned_.begin() && (--it, a < it->first + it->second)) return PointerKind::pinned;
+  if (in(pinned_, a) || in(registered_, a)) return PointerKind::pinned;
   return PointerKind::pageable;
 }
 
 void HostBackend::copy_to_device_async(std::uintptr_t dst, const void* src, std::size_t n, Stream) { write(dst, src, n); }
 void HostBackend::copy_to_host_async(void* dst, std::uintptr_t src, std::size_t n, Stream) { read(dst, src, n); }
+
+void HostBackend::register_host(void* p, std::size_t n) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  if (!p || n == 0) misuse("register_host: null pointer or empty range");
+  std::lock_guard<std::mutex> g(mu_);
+  if (covered(a, 1, Access::none)) misuse("register_host(" + hex_ptr(a) + "): device memory");
+  for (const auto* m : {&pinned_, &registered_}) {
+    auto it = m->lower_bound(a);
+    bool overlaps = (it != m->end() && it->first < a + n) || (it != m->begin() && (--it, it->first + it->second > a));
+    if (overlaps) misuse("register_host(" + hex_ptr(a) + ", " + std::to_string(n) + "): overlaps memory that is already pinned");
+  }
+  registered_[a] = n;
+}
+
+void HostBackend::unregister_host(void* p) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (!registered_.erase(reinterpret_cast<std::uintptr_t>(p)))
+    misuse("unregister_host(" + hex_ptr(reinterpret_cast<std::uintptr_t>(p)) + "): not a registered address");
+}
+
+void HostBackend::grant_peer(std::uintptr_t va, std::size_t size, int peer) {
+  check_aligned("grant_peer", va, size);
+  std::lock_guard<std::mutex> g(mu_);
+  if (!covered(va, size, Access::read_write))
+    misuse("grant_peer(" + hex_ptr(va) + ", " + std::to_string(size) + "): not mapped read-write here");
+  grants_.insert({va, Grant{size, peer}});
+}
+
+bool HostBackend::granted_to(std::uintptr_t va, std::size_t n, int device) const {
+  std::lock_guard<std::mutex> g(mu_);
+  for (auto it = grants_.begin(); it != grants_.end() && it->first <= va; ++it)
+    if (it->second.peer == device && va + n <= it->first + it->second.size) return covered(va, n, Access::read_write);
+  return false;
+}
+
+bool HostBackend::reachable(std::uintptr_t va, std::size_t n) const {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    if (covered(va, n, Access::read)) return true;
+  }
+  std::lock_guard<std::mutex> g(g_live_mu);
+  for (const HostBackend* b : live_backends())
+    if (b != this && b->granted_to(va, n, device_)) return true;
+  return false;
+}
+
+void HostBackend::copy_device_async(std::uintptr_t dst, std::uintptr_t src, std::size_t n, Stream) {
+  if (n == 0) return;
+  if (!reachable(dst, n) || !reachable(src, n))
+    misuse("copy_device_async(" + hex_ptr(dst) + " <- " + hex_ptr(src) + ", " + std::to_string(n) +
+           "): a side is neither mapped here nor granted to device " + std::to_string(device_));
+  std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n);
+}
 
 std::size_t HostBackend::live_handles() const {
   std::lock_guard<std::mutex> g(mu_);

@@ -56,6 +56,16 @@ class HostBackend final : public Backend {
   void copy_to_device_async(std::uintptr_t dst, const void* src, std::size_t n, Stream s) override;
   void copy_to_host_async(void* dst, std::uintptr_t src, std::size_t n, Stream s) override;
   void stream_wait(Stream, Event) override {}
+  // Registration only marks the range pinned (host memory is DMA-able as
+  // it is); the bookkeeping and its errors follow the driver's.
+  void register_host(void* p, std::size_t n) override;
+  void unregister_host(void* p) override;
+  // Host "devices" are backends of one process: every one can reach every
+  // other's memory, but only through ranges granted to it (checked, as a
+  // device without access would fault).
+  bool can_access_peer(int) override { return true; }
+  void grant_peer(std::uintptr_t va, std::size_t size, int peer) override;
+  void copy_device_async(std::uintptr_t dst, std::uintptr_t src, std::size_t n, Stream s) override;
 
   void write(std::uintptr_t dst, const void* src, std::size_t n) override;
   void read(void* dst, std::uintptr_t src, std::size_t n) override;
@@ -89,6 +99,11 @@ class HostBackend final : public Backend {
   void maybe_drop(PhysHandle h);
   // Every byte of [va, va+n) is mapped with at least `need` access.
   bool covered(std::uintptr_t va, std::size_t n, Access need) const;
+  // [va, va+n) is this backend's memory, or memory of a live host backend
+  // granted to this backend's device.
+  bool reachable(std::uintptr_t va, std::size_t n) const;
+  bool granted_to(std::uintptr_t va, std::size_t n, int device) const;
+  static bool in(const std::map<std::uintptr_t, std::size_t>& ranges, std::uintptr_t a);
 
   const int device_;
   const std::size_t gran_;
@@ -109,7 +124,13 @@ class HostBackend final : public Backend {
   Event next_event_ = 1;
   std::uintptr_t next_stream_ = 0x1000;
   std::set<std::uintptr_t> streams_;
-  std::map<std::uintptr_t, std::size_t> pinned_;  // address -> size
+  std::map<std::uintptr_t, std::size_t> pinned_;      // address -> size
+  std::map<std::uintptr_t, std::size_t> registered_;  // address -> size
+  struct Grant {
+    std::size_t size;
+    int peer;
+  };
+  std::multimap<std::uintptr_t, Grant> grants_;  // va -> range granted to a peer device
 };
 
 }  // namespace memlake::prim

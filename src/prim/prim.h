@@ -104,8 +104,30 @@ class Backend {
   // Queued on `s`; asynchronous when the host side is pinned.
   virtual void copy_to_device_async(std::uintptr_t dst, const void* src, std::size_t n, Stream s) = 0;
   virtual void copy_to_host_async(void* dst, std::uintptr_t src, std::size_t n, Stream s) = 0;
-  // Work queued on `s` after this call waits for `e`.
+  // Work queued on `s` after this call waits for `e`. `e` may come from
+  // another device's backend (cross-device ordering).
   virtual void stream_wait(Stream s, Event e) = 0;
+
+  // Page-locks existing host memory [p, p+n) so DMA reads and writes it
+  // directly (cuMemHostRegister, portable to every context). Afterwards
+  // pointer_kind() reports it pinned. The memory must stay allocated until
+  // unregister_host(p) (p: the address passed to register_host): freeing a
+  // registered buffer leaves the driver with stale pages. Costly (the
+  // driver pins page by page), so only worth it for buffers used again.
+  virtual void register_host(void* p, std::size_t n) = 0;
+  virtual void unregister_host(void* p) = 0;
+
+  // ---- Peers (multi-path copies)
+  // Whether this device can access memory of device `peer` directly
+  // (cuDeviceCanAccessPeer; a device can always access its own).
+  virtual bool can_access_peer(int peer) = 0;
+  // Makes this backend's mapped range [va, va+size) readable and writable
+  // by device `peer` too (cuMemSetAccess with the peer's location), keeping
+  // this device's own access. Sizes follow the granularity rule.
+  virtual void grant_peer(std::uintptr_t va, std::size_t size, int peer) = 0;
+  // Device-to-device copy queued on `s` (this device's stream). Each side is
+  // memory this device can access: its own, or a peer's range granted to it.
+  virtual void copy_device_async(std::uintptr_t dst, std::uintptr_t src, std::size_t n, Stream s) = 0;
 
   // Synchronous byte copies between host memory and mapped, accessible
   // device virtual memory. Used by tests and tools, not by the allocator.
