@@ -32,5 +32,16 @@ int main() {
     expect(fr(0x1000) == kNotInitialized, "cuMemFree without a driver: not initialized");
     expect(info(&f, &t) == kNotInitialized, "cuMemGetInfo without a driver: not initialized");
   }
+  using HtoD = int (*)(unsigned long long, const void*, std::size_t);
+  using DtoHAsync = int (*)(void*, unsigned long long, std::size_t, void*);
+  auto htod = reinterpret_cast<HtoD>(dlsym(RTLD_DEFAULT, "cuMemcpyHtoD_v2"));
+  auto dtoh = reinterpret_cast<DtoHAsync>(dlsym(RTLD_DEFAULT, "cuMemcpyDtoHAsync_v2_ptsz"));
+  expect(htod && dtoh, "the shim's copy entry points are visible");
+  if (htod && dtoh) {  // MEMLAKE_SHIM_COPY=1 is set by the test: the copy path is taken and finds no driver
+    static char host[16 << 20];
+    const int kNotInitialized = 3;
+    expect(htod(0x1000, host, sizeof host) == kNotInitialized, "cuMemcpyHtoD without a driver: not initialized");
+    expect(dtoh(host, 0x1000, sizeof host, nullptr) == kNotInitialized, "cuMemcpyDtoHAsync without a driver: not initialized");
+  }
   return failures == 0 ? 0 : 1;
 }

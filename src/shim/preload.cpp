@@ -27,6 +27,16 @@
 // memlake holds unallocated, so a program sizing itself by free memory sees
 // memlake's cache as free.
 //
+// Copies (opt-in, MEMLAKE_SHIM_COPY=1): cudaMemcpy/cudaMemcpyAsync between
+// pageable host memory and the device reach the driver as cuMemcpyHtoD/DtoH
+// [Async] (_v2, and the per-thread-stream variants) or the unified
+// cuMemcpy[Async]; copies of 8 MiB or more with a pageable host side go
+// through memlake's copy engine (memlake_copy: staged by several threads)
+// with the driver's semantics kept: an H2D returns once the source may be
+// reused, a D2H returns with the data in place, both ordered on the given
+// stream. Pinned host memory, device-to-device copies, small copies and
+// anything memlake_copy refuses go to the driver.
+//
 // Like the prim layer, this file includes cuda.h: it implements the
 // driver's own ABI.
 #include <cuda.h>
@@ -44,6 +54,12 @@
 #undef cuMemAlloc
 #undef cuMemFree
 #undef cuMemGetInfo
+#undef cuMemcpyHtoD
+#undef cuMemcpyDtoH
+#undef cuMemcpyHtoDAsync
+#undef cuMemcpyDtoHAsync
+#undef cuMemcpy
+#undef cuMemcpyAsync
 
 #define SHIM_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -60,6 +76,13 @@ using MemInfoFn = CUresult (*)(size_t*, size_t*);
 using CtxGetDeviceFn = CUresult (*)(CUdevice*);
 using SyncFn = CUresult (*)();
 using StreamSyncFn = CUresult (*)(CUstream);
+using PtrAttrFn = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr);
+using HtoDFn = CUresult (*)(CUdeviceptr, const void*, size_t);
+using DtoHFn = CUresult (*)(void*, CUdeviceptr, size_t);
+using HtoDAsyncFn = CUresult (*)(CUdeviceptr, const void*, size_t, CUstream);
+using DtoHAsyncFn = CUresult (*)(void*, CUdeviceptr, size_t, CUstream);
+using CopyFn = CUresult (*)(CUdeviceptr, CUdeviceptr, size_t);
+using CopyAsyncFn = CUresult (*)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
 
 DlsymFn real_dlsym() {
   static DlsymFn fn = [] {
@@ -84,6 +107,14 @@ struct Real {
   CtxGetDeviceFn ctx_get_device = nullptr;
   SyncFn ctx_sync = nullptr;
   StreamSyncFn stream_sync = nullptr;
+  PtrAttrFn ptr_attr = nullptr;
+  // Copies; [1] is the per-thread default stream variant.
+  HtoDFn htod[2] = {};
+  DtoHFn dtoh[2] = {};
+  HtoDAsyncFn htod_async[2] = {};
+  DtoHAsyncFn dtoh_async[2] = {};
+  CopyFn copy[2] = {};
+  CopyAsyncFn copy_async[2] = {};
 };
 
 const Real& real() {
@@ -106,6 +137,19 @@ const Real& real() {
     r.ctx_get_device = reinterpret_cast<CtxGetDeviceFn>(get("cuCtxGetDevice"));
     r.ctx_sync = reinterpret_cast<SyncFn>(get("cuCtxSynchronize"));
     r.stream_sync = reinterpret_cast<StreamSyncFn>(get("cuStreamSynchronize"));
+    r.ptr_attr = reinterpret_cast<PtrAttrFn>(get("cuPointerGetAttribute"));
+    r.htod[0] = reinterpret_cast<HtoDFn>(get("cuMemcpyHtoD_v2"));
+    r.htod[1] = reinterpret_cast<HtoDFn>(get("cuMemcpyHtoD_v2_ptds"));
+    r.dtoh[0] = reinterpret_cast<DtoHFn>(get("cuMemcpyDtoH_v2"));
+    r.dtoh[1] = reinterpret_cast<DtoHFn>(get("cuMemcpyDtoH_v2_ptds"));
+    r.htod_async[0] = reinterpret_cast<HtoDAsyncFn>(get("cuMemcpyHtoDAsync_v2"));
+    r.htod_async[1] = reinterpret_cast<HtoDAsyncFn>(get("cuMemcpyHtoDAsync_v2_ptsz"));
+    r.dtoh_async[0] = reinterpret_cast<DtoHAsyncFn>(get("cuMemcpyDtoHAsync_v2"));
+    r.dtoh_async[1] = reinterpret_cast<DtoHAsyncFn>(get("cuMemcpyDtoHAsync_v2_ptsz"));
+    r.copy[0] = reinterpret_cast<CopyFn>(get("cuMemcpy"));
+    r.copy[1] = reinterpret_cast<CopyFn>(get("cuMemcpy_ptds"));
+    r.copy_async[0] = reinterpret_cast<CopyAsyncFn>(get("cuMemcpyAsync"));
+    r.copy_async[1] = reinterpret_cast<CopyAsyncFn>(get("cuMemcpyAsync_ptsz"));
   });
   return r;
 }
@@ -114,6 +158,8 @@ const Real& real() {
 struct Config {
   bool on = true;
   bool sync_free = true;
+  bool copy = false;            // route large pageable copies to the copy engine
+  bool registration = false;    // the copy engine's registration cache is on
 };
 
 const Config& config() {
@@ -131,6 +177,10 @@ const Config& config() {
     x.on = std::strcmp(buf, "1") == 0;
     memlake_options_get(o, "shim_sync_free", buf, sizeof buf);
     x.sync_free = std::strcmp(buf, "1") == 0;
+    memlake_options_get(o, "shim_copy", buf, sizeof buf);
+    x.copy = std::strcmp(buf, "1") == 0;
+    memlake_options_get(o, "copy_register_after", buf, sizeof buf);
+    x.registration = std::strcmp(buf, "0") != 0;
     memlake_options_destroy(o);
     return x;
   }();
@@ -201,9 +251,106 @@ CUresult free_on(CUdeviceptr ptr, CUstream stream, bool async, bool* handled) {
   return to_cu(memlake_free(a, p, dev, owner));
 }
 
+// ---- copies
+
+constexpr size_t kCopyMin = size_t{8} << 20;  // below this the driver's own staging is as fast (measured)
+
+// CU_MEMORYTYPE_* of a pointer, 0 for memory CUDA does not know (pageable).
+unsigned mem_type(const void* p) {
+  unsigned t = 0;
+  if (!real().ptr_attr || real().ptr_attr(&t, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(p)) != CUDA_SUCCESS)
+    return 0;
+  return t;
+}
+
+// A host<->device copy through memlake's copy engine, if it is one the shim
+// takes (*handled); `sync`: the driver's synchronous variant, which for
+// pinned memory returns only when the copy is done.
+CUresult copy_on(void* dst, const void* src, size_t n, CUstream stream, bool sync, bool* handled) {
+  *handled = false;
+  if (!config().copy || n < kCopyMin || !dst || !src) return CUDA_SUCCESS;
+  const unsigned dt = mem_type(dst), st = mem_type(src);
+  const bool to_dev = dt == CU_MEMORYTYPE_DEVICE && st != CU_MEMORYTYPE_DEVICE;
+  const bool to_host = st == CU_MEMORYTYPE_DEVICE && dt != CU_MEMORYTYPE_DEVICE;
+  if (!to_dev && !to_host) return CUDA_SUCCESS;  // device-device or host-host: the driver's
+  const bool pinned = (to_dev ? st : dt) != 0;   // page-locked host side
+  // Pinned memory goes to the driver, unless the registration cache may
+  // have pinned it: then it is the program's pageable memory, which the
+  // engine treats as such.
+  if (pinned && !config().registration) return CUDA_SUCCESS;
+  memlake_allocator* a = allocator();
+  int dev = 0;
+  if (!a || current_device(&dev) != CUDA_SUCCESS) return CUDA_SUCCESS;
+  memlake_status s = memlake_copy(a, dst, src, n, dev, stream);
+  if (s == MEMLAKE_ERROR_INVALID_ARGUMENT) return CUDA_SUCCESS;  // refused before copying: let the driver answer
+  *handled = true;
+  if (s == MEMLAKE_OK && sync && pinned && real().stream_sync) return real().stream_sync(stream);
+  return to_cu(s);
+}
+
+CUstream per_thread(CUstream s) { return s ? s : CU_STREAM_PER_THREAD; }
+
 }  // namespace
 
 // ---- driver entry points --------------------------------------------------
+
+// cuMemcpy* hooks: NAME, the real function slot, [1] = per-thread variant.
+#define SHIM_COPY_HOOKS(SYM, IDX, STREAM_OF)                                                                       \
+  SHIM_EXPORT CUresult shim_htod##IDX(CUdeviceptr d, const void* h, size_t n) __asm__("cuMemcpyHtoD_v2" SYM);      \
+  CUresult shim_htod##IDX(CUdeviceptr d, const void* h, size_t n) {                                                \
+    bool handled;                                                                                                  \
+    CUresult r = copy_on(reinterpret_cast<void*>(d), h, n, STREAM_OF(nullptr), true, &handled);                   \
+    if (handled) return r;                                                                                         \
+    return real().htod[IDX] ? real().htod[IDX](d, h, n) : CUDA_ERROR_NOT_INITIALIZED;                              \
+  }                                                                                                                \
+  SHIM_EXPORT CUresult shim_dtoh##IDX(void* h, CUdeviceptr d, size_t n) __asm__("cuMemcpyDtoH_v2" SYM);            \
+  CUresult shim_dtoh##IDX(void* h, CUdeviceptr d, size_t n) {                                                      \
+    bool handled;                                                                                                  \
+    CUresult r = copy_on(h, reinterpret_cast<void*>(d), n, STREAM_OF(nullptr), true, &handled);                   \
+    if (handled) return r;                                                                                         \
+    return real().dtoh[IDX] ? real().dtoh[IDX](h, d, n) : CUDA_ERROR_NOT_INITIALIZED;                              \
+  }                                                                                                                \
+  SHIM_EXPORT CUresult shim_copy##IDX(CUdeviceptr d, CUdeviceptr s, size_t n) __asm__("cuMemcpy" SYM);             \
+  CUresult shim_copy##IDX(CUdeviceptr d, CUdeviceptr s, size_t n) {                                                \
+    bool handled;                                                                                                  \
+    CUresult r = copy_on(reinterpret_cast<void*>(d), reinterpret_cast<void*>(s), n, STREAM_OF(nullptr), true,     \
+                         &handled);                                                                                \
+    if (handled) return r;                                                                                         \
+    return real().copy[IDX] ? real().copy[IDX](d, s, n) : CUDA_ERROR_NOT_INITIALIZED;                              \
+  }
+
+#define SHIM_COPY_ASYNC_HOOKS(SYM, IDX, STREAM_OF)                                                                 \
+  SHIM_EXPORT CUresult shim_htod_async##IDX(CUdeviceptr d, const void* h, size_t n, CUstream st)                  \
+      __asm__("cuMemcpyHtoDAsync_v2" SYM);                                                                         \
+  CUresult shim_htod_async##IDX(CUdeviceptr d, const void* h, size_t n, CUstream st) {                             \
+    bool handled;                                                                                                  \
+    CUresult r = copy_on(reinterpret_cast<void*>(d), h, n, STREAM_OF(st), false, &handled);                        \
+    if (handled) return r;                                                                                         \
+    return real().htod_async[IDX] ? real().htod_async[IDX](d, h, n, st) : CUDA_ERROR_NOT_INITIALIZED;              \
+  }                                                                                                                \
+  SHIM_EXPORT CUresult shim_dtoh_async##IDX(void* h, CUdeviceptr d, size_t n, CUstream st)                        \
+      __asm__("cuMemcpyDtoHAsync_v2" SYM);                                                                         \
+  CUresult shim_dtoh_async##IDX(void* h, CUdeviceptr d, size_t n, CUstream st) {                                   \
+    bool handled;                                                                                                  \
+    CUresult r = copy_on(h, reinterpret_cast<void*>(d), n, STREAM_OF(st), false, &handled);                        \
+    if (handled) return r;                                                                                         \
+    return real().dtoh_async[IDX] ? real().dtoh_async[IDX](h, d, n, st) : CUDA_ERROR_NOT_INITIALIZED;              \
+  }                                                                                                                \
+  SHIM_EXPORT CUresult shim_copy_async##IDX(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st)                  \
+      __asm__("cuMemcpyAsync" SYM);                                                                                \
+  CUresult shim_copy_async##IDX(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st) {                             \
+    bool handled;                                                                                                  \
+    CUresult r = copy_on(reinterpret_cast<void*>(d), reinterpret_cast<void*>(s), n, STREAM_OF(st), false,         \
+                         &handled);                                                                                \
+    if (handled) return r;                                                                                         \
+    return real().copy_async[IDX] ? real().copy_async[IDX](d, s, n, st) : CUDA_ERROR_NOT_INITIALIZED;              \
+  }
+
+#define SHIM_LEGACY_STREAM(s) (s)
+SHIM_COPY_HOOKS("", 0, SHIM_LEGACY_STREAM)
+SHIM_COPY_HOOKS("_ptds", 1, per_thread)
+SHIM_COPY_ASYNC_HOOKS("", 0, SHIM_LEGACY_STREAM)
+SHIM_COPY_ASYNC_HOOKS("_ptsz", 1, per_thread)
 
 SHIM_EXPORT CUresult shim_cuMemAlloc_v2(CUdeviceptr* dptr, size_t n) __asm__("cuMemAlloc_v2");
 CUresult shim_cuMemAlloc_v2(CUdeviceptr* dptr, size_t n) {
@@ -309,6 +456,21 @@ void* hook_for(const char* name, int version, cuuint64_t flags) {
     return ptsz ? reinterpret_cast<void*>(&shim_cuMemAllocAsync_ptsz) : reinterpret_cast<void*>(&shim_cuMemAllocAsync);
   if (std::strcmp(name, "cuMemFreeAsync") == 0)
     return ptsz ? reinterpret_cast<void*>(&shim_cuMemFreeAsync_ptsz) : reinterpret_cast<void*>(&shim_cuMemFreeAsync);
+  // Copies (hooked always; each passes to the driver unless MEMLAKE_SHIM_COPY=1).
+  struct {
+    const char* name;
+    void* fn[2];
+  } static const copies[] = {
+      {"cuMemcpyHtoD", {reinterpret_cast<void*>(&shim_htod0), reinterpret_cast<void*>(&shim_htod1)}},
+      {"cuMemcpyDtoH", {reinterpret_cast<void*>(&shim_dtoh0), reinterpret_cast<void*>(&shim_dtoh1)}},
+      {"cuMemcpy", {reinterpret_cast<void*>(&shim_copy0), reinterpret_cast<void*>(&shim_copy1)}},
+      {"cuMemcpyHtoDAsync", {reinterpret_cast<void*>(&shim_htod_async0), reinterpret_cast<void*>(&shim_htod_async1)}},
+      {"cuMemcpyDtoHAsync", {reinterpret_cast<void*>(&shim_dtoh_async0), reinterpret_cast<void*>(&shim_dtoh_async1)}},
+      {"cuMemcpyAsync", {reinterpret_cast<void*>(&shim_copy_async0), reinterpret_cast<void*>(&shim_copy_async1)}},
+  };
+  if (version >= 4000)  // the unified-addressing ABI
+    for (const auto& c : copies)
+      if (std::strcmp(name, c.name) == 0) return c.fn[ptsz ? 1 : 0];
   return nullptr;
 }
 
@@ -327,6 +489,18 @@ void* hook_for_symbol(const char* name) {
       {"cuMemAllocAsync_ptsz", reinterpret_cast<void*>(&shim_cuMemAllocAsync_ptsz)},
       {"cuMemFreeAsync", reinterpret_cast<void*>(&shim_cuMemFreeAsync)},
       {"cuMemFreeAsync_ptsz", reinterpret_cast<void*>(&shim_cuMemFreeAsync_ptsz)},
+      {"cuMemcpyHtoD_v2", reinterpret_cast<void*>(&shim_htod0)},
+      {"cuMemcpyHtoD_v2_ptds", reinterpret_cast<void*>(&shim_htod1)},
+      {"cuMemcpyDtoH_v2", reinterpret_cast<void*>(&shim_dtoh0)},
+      {"cuMemcpyDtoH_v2_ptds", reinterpret_cast<void*>(&shim_dtoh1)},
+      {"cuMemcpy", reinterpret_cast<void*>(&shim_copy0)},
+      {"cuMemcpy_ptds", reinterpret_cast<void*>(&shim_copy1)},
+      {"cuMemcpyHtoDAsync_v2", reinterpret_cast<void*>(&shim_htod_async0)},
+      {"cuMemcpyHtoDAsync_v2_ptsz", reinterpret_cast<void*>(&shim_htod_async1)},
+      {"cuMemcpyDtoHAsync_v2", reinterpret_cast<void*>(&shim_dtoh_async0)},
+      {"cuMemcpyDtoHAsync_v2_ptsz", reinterpret_cast<void*>(&shim_dtoh_async1)},
+      {"cuMemcpyAsync", reinterpret_cast<void*>(&shim_copy_async0)},
+      {"cuMemcpyAsync_ptsz", reinterpret_cast<void*>(&shim_copy_async1)},
   };
   if (name[0] != 'c' || name[1] != 'u') return nullptr;  // fast path for every other lookup
   for (const auto& e : table)
@@ -338,13 +512,31 @@ void* hook_for_symbol(const char* name) {
 
 // ---- dlsym ----------------------------------------------------------------
 
+namespace {
+// Base address of libmemlake.so: its cuda backend looks the driver up with
+// dlsym too and must get the real functions (the copy engine's own DMA
+// would otherwise come back into the shim).
+const void* memlake_base() {
+  static const void* base = [] {
+    Dl_info info{};
+    return dladdr(reinterpret_cast<void*>(&memlake_version), &info) ? info.dli_fbase : nullptr;
+  }();
+  return base;
+}
+}  // namespace
+
 SHIM_EXPORT void* dlsym(void* handle, const char* name) noexcept {
   DlsymFn sym = real_dlsym();
   if (!sym) return nullptr;
+  void* caller = __builtin_return_address(0);
   void* p = sym(handle, name);
   // Only a symbol that really resolves to the driver's is replaced; the
   // shim's own lookups of the real functions go through real_dlsym().
   if (p && handle != RTLD_NEXT)
-    if (void* h = hook_for_symbol(name)) return h;
+    if (void* h = hook_for_symbol(name)) {
+      Dl_info info{};
+      if (dladdr(caller, &info) && info.dli_fbase == memlake_base()) return p;  // memlake itself
+      return h;
+    }
   return p;
 }
