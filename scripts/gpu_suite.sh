@@ -25,15 +25,32 @@ done
 # cudaFree.
 if [ -z "${SKIP_SHIM:-}" ] && command -v nvcc >/dev/null; then
   nvcc -O2 -o build-gpu/shim_probe tests/gpu/shim_probe.cu > "$out/shim_build.log" 2>&1 || cat "$out/shim_build.log"
-  for mode in plain shim shim_nosync; do
+  pre=LD_PRELOAD=$PWD/build-gpu/libmemlake_preload.so
+  for mode in plain shim shim_nosync shim_copy; do
     case $mode in
       plain) env=() ;;
-      shim) env=(LD_PRELOAD=$PWD/build-gpu/libmemlake_preload.so MEMLAKE_STATS_SERVER=0) ;;
-      shim_nosync) env=(LD_PRELOAD=$PWD/build-gpu/libmemlake_preload.so MEMLAKE_SHIM_SYNC_FREE=0) ;;
+      shim) env=($pre MEMLAKE_STATS_SERVER=0) ;;
+      shim_nosync) env=($pre MEMLAKE_SHIM_SYNC_FREE=0) ;;
+      shim_copy) env=($pre MEMLAKE_SHIM_COPY=1) ;;
     esac
     echo "== shim_probe $mode"
     env "${env[@]}" ./build-gpu/shim_probe 2>&1 | tee "$out/shim_probe_$mode.txt" || rc=1
   done
+  # A buggy kernel (overrun, use after free) with and without the safety modes.
+  nvcc -O2 -o build-gpu/guard_probe tests/gpu/guard_probe.cu > "$out/guard_build.log" 2>&1 || cat "$out/guard_build.log"
+  for run in "overrun plain" "overrun shim" "overrun guard" "uaf shim" "uaf quarantine"; do
+    set -- $run
+    case $2 in
+      plain) env=() ;;
+      shim) env=($pre) ;;
+      guard) env=($pre MEMLAKE_GUARD=1) ;;
+      quarantine) env=($pre MEMLAKE_QUARANTINE=4) ;;
+    esac
+    echo "== guard_probe $1 $2"
+    env "${env[@]}" ./build-gpu/guard_probe "$1" 2>&1 | tee "$out/guard_probe_$1_$2.txt"
+  done
+  (dmesg 2>/dev/null | grep -i xid | tail -4) > "$out/xid.txt" || true
+  echo "== kernel log Xid lines (if readable)"; cat "$out/xid.txt"
 fi
 if [ -z "${SKIP_BENCH:-}" ]; then
   ./build-gpu/memlake bench alloc --backend cuda | tee "$out/bench_cuda.txt"

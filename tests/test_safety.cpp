@@ -2,6 +2,7 @@
 // fault, and the report names the allocation (death tests).
 #include <cstring>
 
+#include "memlake/memlake.h"
 #include "support.h"
 
 namespace memlake::test {
@@ -47,6 +48,26 @@ TEST(SafetyDeathTest, UseAfterFreeFaultsWhileQuarantined) {
   dev.free(a);
   EXPECT_DEATH(g_sink = p[0], "use after free .* \\(3000 bytes\\), freed 1 frees ago");
   dev.check();
+}
+
+// What a GPU fault needs: the address (from the kernel log or
+// compute-sanitizer) named after the fact, without a signal.
+TEST(Safety, AnAddressIsDescribedOnRequest) {
+  core::DeviceAllocator dev(0, safe_options(true, 2));
+  auto p = reinterpret_cast<std::uintptr_t>(dev.alloc(100, nullptr));
+  char buf[256];
+  const std::size_t n = memlake_describe_address(p + 600, buf, sizeof buf);
+  EXPECT_EQ(n, std::strlen(buf));
+  EXPECT_NE(std::string(buf).find("500 bytes past the end of allocation"), std::string::npos) << buf;
+  EXPECT_NE(std::string(buf).find("(100 bytes)"), std::string::npos) << buf;
+  EXPECT_EQ(memlake_describe_address(p + 10, buf, sizeof buf), 0u) << "in bounds is no fault";
+  EXPECT_STREQ(buf, "");
+  dev.free(reinterpret_cast<void*>(p));
+  ASSERT_GT(memlake_describe_address(p + 10, buf, sizeof buf), 0u);
+  EXPECT_NE(std::string(buf).find("use after free"), std::string::npos) << buf;
+  char small[8];
+  EXPECT_GT(memlake_describe_address(p + 10, small, sizeof small), sizeof small);  // the length needed
+  EXPECT_EQ(std::strlen(small), sizeof small - 1);
 }
 
 TEST(Safety, GuardAndQuarantineKeepStateAndReusePages) {

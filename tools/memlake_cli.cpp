@@ -15,6 +15,7 @@
 #include "memlake/memlake.h"
 #include "bench/alloc_bench.h"
 #include "bench/copy_bench.h"
+#include "bench/path_bench.h"
 #include "obs/stats_server.h"
 #include "trace/replay.h"
 
@@ -47,7 +48,10 @@ const char* kUsage =
     "bench alloc options: --backend host|cuda, --granularity SIZE, --quick, --json\n"
     "bench copy options:  --backend host|cuda, --min SIZE (64K), --max SIZE (1G), --reps N, --json,\n"
     "                     --threads N, --chunk SIZE (the engine's; default MEMLAKE_COPY_THREADS/_CHUNK),\n"
-    "                     --plain-memcpy (no non-temporal stores), --svg FILE (plot of GB/s against size)\n";
+    "                     --plain-memcpy (no non-temporal stores), --svg FILE (plot of GB/s against size)\n"
+    "                     --registration: cost of registering a pageable buffer against what it saves per copy\n"
+    "                     --multipath [--loopback K]: measured topology, then direct vs multi-path H2D/D2H into\n"
+    "                       GPU 0 (--loopback K: K peers emulated on GPU 0, to check the mechanism on one GPU)\n";
 
 int usage_error(const std::string& msg) {
   std::fprintf(stderr, "memlake: %s\n\n%s", msg.c_str(), kUsage);
@@ -185,7 +189,8 @@ int cmd_bench_copy(const std::vector<std::string>& args) {
   memlake::bench::CopyBenchConfig cfg;
   cfg.options = memlake::Options::from_env();
   cfg.options.backend = "host";
-  bool json = false;
+  bool json = false, registration = false, multipath = false;
+  int loopback = 0;
   std::string svg;
   try {
     for (std::size_t i = 1; i < args.size(); ++i) {
@@ -203,9 +208,25 @@ int cmd_bench_copy(const std::vector<std::string>& args) {
       else if (a == "--chunk") cfg.options.set("copy_chunk", value());
       else if (a == "--plain-memcpy") cfg.streaming_stores = false;
       else if (a == "--json") json = true;
+      else if (a == "--registration") registration = true;
+      else if (a == "--multipath") multipath = true;
+      else if (a == "--loopback") loopback = std::stoi(value());
       else return usage_error("unknown bench copy option " + a);
     }
     if (cfg.min_bytes == 0 || cfg.min_bytes > cfg.max_bytes) return usage_error("--min must be > 0 and <= --max");
+    if (loopback < 0 || loopback > 7) return usage_error("--loopback must be 0..7");
+    if (registration || multipath) {
+      memlake::bench::PathBenchConfig pc;
+      pc.options = cfg.options;
+      pc.max_bytes = cfg.max_bytes;
+      pc.min_bytes = std::max(cfg.min_bytes, std::min<std::size_t>(cfg.max_bytes, std::size_t{64} << 20));
+      pc.reps = std::max(2, cfg.reps / 2);
+      pc.loopback = loopback;
+      bool ok = true, ok2 = true;
+      if (registration) std::fputs(memlake::bench::run_registration_bench(pc, &ok).c_str(), stdout);
+      if (multipath) std::fputs(memlake::bench::run_multipath_bench(pc, &ok2).c_str(), stdout);
+      return ok && ok2 ? 0 : 1;
+    }
     int threads = 0;
     auto s = memlake::bench::run_copy_bench(cfg, &threads);
     std::fputs((json ? memlake::bench::copy_json(s, threads) + "\n" : memlake::bench::copy_table(s, threads)).c_str(), stdout);

@@ -122,6 +122,15 @@ MEMLAKE_API memlake_status memlake_copy(memlake_allocator* a, void* dst, const v
  * every device (waiting for a copy still using it). Harmless otherwise. */
 MEMLAKE_API memlake_status memlake_copy_forget(memlake_allocator* a, const void* ptr, size_t nbytes);
 
+/* With MEMLAKE_GUARD or MEMLAKE_QUARANTINE on: names the allocation an
+ * address belongs to the guard page or the quarantined range of, e.g. the
+ * faulting address of a GPU kernel's illegal access (from the kernel log's
+ * Xid 31 line or compute-sanitizer). Writes a line like
+ * "memlake: out-of-bounds access at 0x..: N bytes past the end of allocation
+ * 0x.. (S bytes)" and returns its length, or 0 when the address lies in no
+ * such range (then buf holds ""). Writes at most len bytes including the NUL. */
+MEMLAKE_API size_t memlake_describe_address(unsigned long long addr, char* buf, size_t len);
+
 /* Message of the last failed call on this thread ("" if none). */
 MEMLAKE_API const char* memlake_last_error(void);
 MEMLAKE_API const char* memlake_version(void);

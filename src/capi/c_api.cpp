@@ -10,6 +10,7 @@
 
 #include "core/device_allocator.h"
 #include "core/error.h"
+#include "core/fault_report.h"
 #include "io/copy_engine.h"
 #include "obs/stats_server.h"
 
@@ -304,6 +305,16 @@ memlake_status memlake_copy_forget(memlake_allocator* a, const void* ptr, size_t
     std::lock_guard<std::mutex> g(a->mu);
     for (auto& [d, e] : a->engines) e->forget(ptr, nbytes);
   });
+}
+
+size_t memlake_describe_address(unsigned long long addr, char* buf, size_t len) {
+  const std::string d = memlake::core::fault::describe(static_cast<std::uintptr_t>(addr));
+  if (buf && len) {
+    const std::size_t n = std::min(len - 1, d.size());
+    std::memcpy(buf, d.data(), n);
+    buf[n] = '\0';
+  }
+  return d.size();
 }
 
 const char* memlake_last_error(void) { return t_last_error.c_str(); }

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -28,27 +29,28 @@ std::atomic<std::uint64_t> g_frees{0};
 struct sigaction g_previous;
 std::once_flag g_once;
 
-void handler(int sig, siginfo_t* info, void* ctx) {
-  const auto addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
+// Async-signal-safe: no allocation, no locks.
+int format(std::uintptr_t addr, char* msg, std::size_t len) {
   for (Entry& e : g_table) {
     const std::uintptr_t b = e.begin.load(std::memory_order_acquire);
     if (!b || addr < b || addr >= e.end) continue;
-    char msg[256];
-    int n;
     if (e.kind == kGuard)
-      n = std::snprintf(msg, sizeof msg,
-                        "memlake: out-of-bounds access at 0x%llx: %llu bytes past the end of allocation 0x%llx (%llu bytes)\n",
-                        static_cast<unsigned long long>(addr), static_cast<unsigned long long>(addr - (e.alloc + e.size)),
-                        static_cast<unsigned long long>(e.alloc), static_cast<unsigned long long>(e.size));
-    else
-      n = std::snprintf(msg, sizeof msg,
-                        "memlake: use after free at 0x%llx: allocation 0x%llx (%llu bytes), freed %llu frees ago\n",
-                        static_cast<unsigned long long>(addr), static_cast<unsigned long long>(e.alloc),
-                        static_cast<unsigned long long>(e.size),
-                        static_cast<unsigned long long>(g_frees.load() - e.free_no));
-    if (n > 0) (void)!::write(2, msg, static_cast<std::size_t>(n));
-    break;
+      return std::snprintf(msg, len,
+                           "memlake: out-of-bounds access at 0x%llx: %llu bytes past the end of allocation 0x%llx (%llu bytes)\n",
+                           static_cast<unsigned long long>(addr), static_cast<unsigned long long>(addr - (e.alloc + e.size)),
+                           static_cast<unsigned long long>(e.alloc), static_cast<unsigned long long>(e.size));
+    return std::snprintf(msg, len, "memlake: use after free at 0x%llx: allocation 0x%llx (%llu bytes), freed %llu frees ago\n",
+                         static_cast<unsigned long long>(addr), static_cast<unsigned long long>(e.alloc),
+                         static_cast<unsigned long long>(e.size),
+                         static_cast<unsigned long long>(g_frees.load() - e.free_no));
   }
+  return 0;
+}
+
+void handler(int sig, siginfo_t* info, void* ctx) {
+  char msg[256];
+  const int n = format(reinterpret_cast<std::uintptr_t>(info->si_addr), msg, sizeof msg);
+  if (n > 0) (void)!::write(2, msg, static_cast<std::size_t>(std::min<int>(n, sizeof msg - 1)));
   // Hand the fault on: to the previous handler, else the default action.
   if (g_previous.sa_flags & SA_SIGINFO && g_previous.sa_sigaction) {
     g_previous.sa_sigaction(sig, info, ctx);
@@ -108,5 +110,14 @@ void remove(std::uintptr_t begin) {
 }
 
 void set_free_count(std::uint64_t n) { g_frees.store(n); }
+
+std::string describe(std::uintptr_t addr) {
+  char msg[256];
+  const int n = format(addr, msg, sizeof msg);
+  if (n <= 0) return {};
+  std::string s(msg, static_cast<std::size_t>(std::min<int>(n, sizeof msg - 1)));
+  if (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
+}
 
 }  // namespace memlake::core::fault
