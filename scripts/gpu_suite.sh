@@ -49,6 +49,17 @@ if [ -z "${SKIP_SHIM:-}" ] && command -v nvcc >/dev/null; then
     echo "== guard_probe $1 $2"
     env "${env[@]}" ./build-gpu/guard_probe "$1" 2>&1 | tee "$out/guard_probe_$1_$2.txt"
   done
+  # memlake stat against a GPU process under an allocation storm: 20 queries, each timed.
+  env $pre MEMLAKE_STATS_SERVER=1 ./build-gpu/shim_probe storm 6 > "$out/storm.txt" 2>&1 &
+  spid=$!; sleep 2
+  : > "$out/stat_latency.txt"
+  for i in $(seq 20); do
+    t0=$(date +%s%N); ./build-gpu/memlake stat $spid --json > "$out/stat_last.json" 2>&1; r=$?; t1=$(date +%s%N)
+    echo "$(( (t1 - t0) / 1000 )) us rc=$r" >> "$out/stat_latency.txt"; sleep 0.1
+  done
+  wait $spid; cat "$out/storm.txt"
+  echo "== memlake stat latency under the storm (20 queries, process start included)"; sort -n "$out/stat_latency.txt" | sed -n '1p;10p;20p'
+  head -c 600 "$out/stat_last.json"; echo
   (dmesg 2>/dev/null | grep -i xid | tail -4) > "$out/xid.txt" || true
   echo "== kernel log Xid lines (if readable)"; cat "$out/xid.txt"
 fi

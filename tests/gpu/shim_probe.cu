@@ -38,7 +38,28 @@ static size_t used() {
   return t - f;
 }
 
-int main() {
+// "storm SECONDS": nothing but cudaMalloc/cudaFree of mixed sizes from
+// several threads for that long (the load under which `memlake stat` must
+// still answer quickly).
+static int storm(double seconds) {
+  using C = std::chrono::steady_clock;
+  const auto end = C::now() + std::chrono::duration<double>(seconds);
+  unsigned long long n = 0;
+  std::vector<void*> live(64, nullptr);
+  for (unsigned i = 0; C::now() < end; ++i) {
+    void*& slot = live[i % live.size()];
+    if (slot) CHECK(cudaFree(slot));
+    CHECK(cudaMalloc(&slot, size_t(512) << ((i * 7) % 16)));  // 512 B .. 16 MiB
+    ++n;
+  }
+  for (void* p : live)
+    if (p) CHECK(cudaFree(p));
+  std::printf("STORM %llu malloc+free pairs in %.1f s\n", n, seconds);
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc > 2 && std::strcmp(argv[1], "storm") == 0) return storm(std::atof(argv[2]));
   using C = std::chrono::steady_clock;
   int* bad;
   CHECK(cudaMalloc(&bad, sizeof(int)));
