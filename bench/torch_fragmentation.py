@@ -78,7 +78,10 @@ def worker(a):
     import torch
     import transformers
     if a.deterministic:
-        torch.use_deterministic_algorithms(True, warn_only=True)
+        # Strict: an op without a deterministic kernel raises instead of warning, and attention
+        # runs as plain matmuls (eager) rather than fused kernels with atomics in their backward.
+        torch.use_deterministic_algorithms(True)
+        torch.backends.cudnn.benchmark = False
     if a.allocator not in ("memlake",) + SHIMS and cap:
         torch.cuda.set_per_process_memory_fraction(min(1.0, cap / torch.cuda.get_device_properties(0).total_memory))
 
@@ -113,7 +116,8 @@ def worker(a):
     t_start = time.time()
     try:
         with torch.device("cuda"):
-            model = transformers.AutoModelForCausalLM.from_config(cfg, torch_dtype=torch.bfloat16)
+            extra = dict(attn_implementation="eager") if a.deterministic else {}
+            model = transformers.AutoModelForCausalLM.from_config(cfg, torch_dtype=torch.bfloat16, **extra)
         if "R" in a.strategy:
             model.gradient_checkpointing_enable()
             model.config.use_cache = False

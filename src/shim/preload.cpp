@@ -77,6 +77,7 @@ using CtxGetDeviceFn = CUresult (*)(CUdevice*);
 using SyncFn = CUresult (*)();
 using StreamSyncFn = CUresult (*)(CUstream);
 using PtrAttrFn = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr);
+using IsCapturingFn = CUresult (*)(CUstream, CUstreamCaptureStatus*);
 using HtoDFn = CUresult (*)(CUdeviceptr, const void*, size_t);
 using DtoHFn = CUresult (*)(void*, CUdeviceptr, size_t);
 using HtoDAsyncFn = CUresult (*)(CUdeviceptr, const void*, size_t, CUstream);
@@ -108,6 +109,7 @@ struct Real {
   SyncFn ctx_sync = nullptr;
   StreamSyncFn stream_sync = nullptr;
   PtrAttrFn ptr_attr = nullptr;
+  IsCapturingFn is_capturing = nullptr;
   // Copies; [1] is the per-thread default stream variant.
   HtoDFn htod[2] = {};
   DtoHFn dtoh[2] = {};
@@ -138,6 +140,7 @@ const Real& real() {
     r.ctx_sync = reinterpret_cast<SyncFn>(get("cuCtxSynchronize"));
     r.stream_sync = reinterpret_cast<StreamSyncFn>(get("cuStreamSynchronize"));
     r.ptr_attr = reinterpret_cast<PtrAttrFn>(get("cuPointerGetAttribute"));
+    r.is_capturing = reinterpret_cast<IsCapturingFn>(get("cuStreamIsCapturing"));
     r.htod[0] = reinterpret_cast<HtoDFn>(get("cuMemcpyHtoD_v2"));
     r.htod[1] = reinterpret_cast<HtoDFn>(get("cuMemcpyHtoD_v2_ptds"));
     r.dtoh[0] = reinterpret_cast<DtoHFn>(get("cuMemcpyDtoH_v2"));
@@ -278,6 +281,11 @@ CUresult copy_on(void* dst, const void* src, size_t n, CUstream stream, bool syn
   // have pinned it: then it is the program's pageable memory, which the
   // engine treats as such.
   if (pinned && !config().registration) return CUDA_SUCCESS;
+  // A stream being captured into a graph gets the driver's copy: the
+  // engine's host-side staging cannot be part of a graph.
+  CUstreamCaptureStatus cap = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (!real().is_capturing || real().is_capturing(stream, &cap) != CUDA_SUCCESS || cap != CU_STREAM_CAPTURE_STATUS_NONE)
+    return CUDA_SUCCESS;
   memlake_allocator* a = allocator();
   int dev = 0;
   if (!a || current_device(&dev) != CUDA_SUCCESS) return CUDA_SUCCESS;
