@@ -174,7 +174,9 @@ TEST_P(MultiPathTest, MeasuredTopologyDescribesEveryLinkAndPlans) {
   for (int i = 0; i < gpus_; ++i) {
     EXPECT_GT(t.pcie_h2d[static_cast<std::size_t>(i)], 0) << text;
     for (int j = 0; j < gpus_; ++j)
-      if (i != j) EXPECT_GT(t.nvlink[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)], 0) << text;
+      if (i != j) {
+        EXPECT_GT(t.nvlink[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)], 0) << text;
+      }
   }
   EXPECT_NE(text.find("nvlink 1 0 "), std::string::npos) << text;
   mp = std::make_unique<io::MultiPath>(v, t, small());
