@@ -48,7 +48,8 @@ const char* kUsage =
     "bench alloc options: --backend host|cuda, --granularity SIZE, --quick, --json\n"
     "bench copy options:  --backend host|cuda, --min SIZE (64K), --max SIZE (1G), --reps N, --json,\n"
     "                     --threads N, --chunk SIZE (the engine's; default MEMLAKE_COPY_THREADS/_CHUNK),\n"
-    "                     --plain-memcpy (no non-temporal stores), --svg FILE (plot of GB/s against size)\n"
+    "                     --plain-memcpy (no non-temporal stores), --no-ramp (every piece full size from the start),\n"
+    "                     --svg FILE (plot of GB/s against size)\n"
     "                     --registration: cost of registering a pageable buffer against what it saves per copy\n"
     "                     --multipath [--loopback K]: measured topology, then direct vs multi-path H2D/D2H into\n"
     "                       GPU 0 (--loopback K: K peers emulated on GPU 0, to check the mechanism on one GPU)\n";
@@ -207,6 +208,7 @@ int cmd_bench_copy(const std::vector<std::string>& args) {
       else if (a == "--threads") cfg.options.set("copy_threads", value());
       else if (a == "--chunk") cfg.options.set("copy_chunk", value());
       else if (a == "--plain-memcpy") cfg.streaming_stores = false;
+      else if (a == "--no-ramp") cfg.ramp = false;
       else if (a == "--json") json = true;
       else if (a == "--registration") registration = true;
       else if (a == "--multipath") multipath = true;

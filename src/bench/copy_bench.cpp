@@ -37,6 +37,7 @@ std::vector<CopySample> run_copy_bench(const CopyBenchConfig& cfg, int* threads_
   eo.threads = cfg.options.copy_threads;
   eo.chunk = cfg.options.copy_chunk;
   eo.streaming_stores = cfg.streaming_stores;
+  eo.ramp = cfg.ramp;
   io::CopyEngine engine(be, eo);
   if (threads_used) *threads_used = engine.stats().threads;
   const std::size_t max = cfg.max_bytes;

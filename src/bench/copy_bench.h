@@ -25,6 +25,7 @@ struct CopyBenchConfig {
   std::size_t max_bytes = std::size_t{1} << 30;
   int reps = 5;
   bool streaming_stores = true;                 // engine's host copies with non-temporal stores
+  bool ramp = true;                             // engine's small first pieces per lane
 };
 
 std::vector<CopySample> run_copy_bench(const CopyBenchConfig& cfg, int* threads_used = nullptr);

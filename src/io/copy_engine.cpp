@@ -185,21 +185,29 @@ void CopyEngine::run_lanes(std::size_t lanes, const std::function<void(const std
 
 // Hands out the pieces of one staged copy to its lanes (guided
 // self-scheduling): each piece is a share of what is left, between 1 MiB
-// and the staging buffer size, so pieces start large (few driver calls) and
-// shrink towards the end, when a large piece would leave the other lanes
-// idle and the DMA queue full behind it.
+// and the staging buffer size, so pieces are large (few driver calls) in
+// the middle and shrink towards the end, when a large piece would leave the
+// other lanes idle and the DMA queue full behind it. With `ramp`, a lane's
+// first pieces are small too (1 MiB, then doubling): the DMA engine starts
+// after one small piece instead of waiting for every lane's first full
+// buffer.
 class CopyEngine::Pieces {
  public:
-  Pieces(std::size_t n, std::size_t lanes, std::size_t max_piece) : n_(n), lanes_(std::max<std::size_t>(lanes, 1)), max_(max_piece) {}
-  bool take(std::size_t* off, std::size_t* len) {
+  Pieces(std::size_t n, std::size_t lanes, std::size_t max_piece, bool ramp)
+      : n_(n), lanes_(std::max<std::size_t>(lanes, 1)), max_(max_piece), ramp_(ramp) {}
+  // `mine`: how many pieces the calling lane has taken so far (lane-local).
+  bool take(std::size_t* off, std::size_t* len, unsigned* mine) {
     std::size_t cur = next_.load();
+    const std::size_t lo = std::min(kMinPiece, max_);
+    const std::size_t cap = ramp_ && *mine < 16 ? std::min(max_, lo << *mine) : max_;
     for (;;) {
       if (cur >= n_) return false;
       const std::size_t share = ((n_ - cur) / (2 * lanes_) + 4095) / 4096 * 4096;
-      const std::size_t l = std::min(n_ - cur, std::clamp(share, std::min(kMinPiece, max_), max_));
+      const std::size_t l = std::min(n_ - cur, std::clamp(share, lo, std::max(lo, cap)));
       if (next_.compare_exchange_weak(cur, cur + l)) {
         *off = cur, *len = l;
         ++taken_;
+        ++*mine;
         return true;
       }
     }
@@ -209,6 +217,7 @@ class CopyEngine::Pieces {
  private:
   static constexpr std::size_t kMinPiece = std::size_t{1} << 20;
   const std::size_t n_, lanes_, max_;
+  const bool ramp_;
   std::atomic<std::size_t> next_{0}, taken_{0};
 };
 
@@ -270,12 +279,13 @@ void CopyEngine::to_device(std::uintptr_t dst, const void* src, std::size_t n, p
   // Start after the caller's earlier work (the destination may still be in use).
   order_after(h2d_, stream);
   const std::size_t lanes = lanes_for(n);
-  Pieces pieces(n, lanes, opts_.chunk);
+  Pieces pieces(n, lanes, opts_.chunk, opts_.ramp);
   auto lane = [&](const std::atomic<bool>& failed) {
+    unsigned mine = 0;
     for (;;) {
       Lease b(*this);  // holds no other buffer, so it may wait
       std::size_t off = 0, len = 0;
-      if (failed || !pieces.take(&off, &len)) return;
+      if (failed || !pieces.take(&off, &len, &mine)) return;
       host_copy(b.data(), static_cast<const char*>(src) + off, len);
       be_.copy_to_device_async(dst + off, b.data(), len, h2d_);
       b.done_after(be_.record_event(h2d_));
@@ -309,7 +319,7 @@ void CopyEngine::to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Str
   if (try_registered_to_host(dst, src, n, stream)) return;
   order_after(d2h_, stream);
   const std::size_t lanes = lanes_for(n);
-  Pieces pieces(n, lanes, opts_.chunk);
+  Pieces pieces(n, lanes, opts_.chunk, opts_.ramp);
   // Each lane keeps up to two chunks in flight: the DMA fills one buffer
   // while the lane copies the previous one out.
   auto lane = [&](const std::atomic<bool>& failed) {
@@ -319,10 +329,11 @@ void CopyEngine::to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Str
       prim::Event ev;
     };
     std::deque<InFlight> q;
+    unsigned mine = 0;
     auto issue = [&](bool wait) {
       auto lease = std::make_unique<Lease>(*this, wait);  // only a lane holding nothing may wait
       std::size_t off = 0, len = 0;
-      if (!*lease || failed || !pieces.take(&off, &len)) return false;
+      if (!*lease || failed || !pieces.take(&off, &len, &mine)) return false;
       be_.copy_to_host_async(lease->data(), src + off, len, d2h_);
       q.push_back({std::move(lease), off, len, 0});
       q.back().ev = be_.record_event(d2h_);
