@@ -129,6 +129,25 @@ def test_default_allocator_configure_once():
     assert lines[1].startswith("late:") and "already exists" in lines[1]
 
 
+def test_registration_cache_through_the_package():
+    n = 9 << 20  # at least direct_below (8 MiB): staged, so registrable
+    with memlake.Allocator(backend="host", copy_register_after="2") as a:
+        src = bytearray((i * 13 + 1) % 253 for i in range(n))
+        d = a.alloc(n)
+        for _ in range(3):  # the 2nd copy registers it, the 3rd is served registered
+            a.copy(d, src, n)
+            src[0] = (src[0] + 1) % 256
+        back = bytearray(n)
+        a.copy(back, d, n)
+        src[0] = (src[0] - 1) % 256
+        assert back == src
+        a.copy_forget(src)  # before the buffer goes; harmless when nothing is registered
+        a.copy_forget(src)
+        a.free(d)
+    with pytest.raises(memlake.InvalidArgumentError, match="copy_register_after"):
+        memlake.Allocator(backend="host", copy_register_after="-1")
+
+
 def test_copy_between_host_buffers_and_device_memory(alloc):
     n = (5 << 20) + 3
     src = bytearray((i * 7 + 3) % 251 for i in range(n))
