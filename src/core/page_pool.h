@@ -173,10 +173,11 @@ class PagePool {
   std::vector<PageId> map_pages(std::uintptr_t va, std::vector<PageId> chosen, std::uint32_t n);
   void attach(ViewId v, std::uint32_t from, const std::vector<PageId>& pages, std::uint32_t reused);
   void reindex(ViewId v);
-  // Re-index only the runs of v that touch slots [a, b).
+  // Re-index only the runs of v that touch slots [a, b), whose pages must
+  // all be BUSY or all FREE with one tag.
   void reindex_window(ViewId v, std::uint32_t a, std::uint32_t b);
+  void reindex_slots(std::vector<std::pair<ViewId, std::uint32_t>>& pairs);
   void scan_runs(ViewId v, std::uint32_t lo, std::uint32_t hi, std::vector<RunKey>& out) const;
-  void reindex_views_of(const std::vector<PageId>& pages);
   // Re-index the views other than v that alias slots [first, first+n) of v.
   void reindex_aliases(ViewId v, std::uint32_t first, std::uint32_t n);
   bool unsettled_page(PageId p, Tag tag, std::uint64_t seq) const;
