@@ -24,7 +24,7 @@ done
 # nvcc's default): plain, then through memlake with and without the wait in
 # cudaFree.
 if [ -z "${SKIP_SHIM:-}" ] && command -v nvcc >/dev/null; then
-  nvcc -O2 -o build-gpu/shim_probe tests/gpu/shim_probe.cu > "$out/shim_build.log" 2>&1 || cat "$out/shim_build.log"
+  nvcc -O2 -o build-gpu/shim_probe tests/gpu/shim_probe.cu -lcuda > "$out/shim_build.log" 2>&1 || cat "$out/shim_build.log"
   pre=LD_PRELOAD=$PWD/build-gpu/libmemlake_preload.so
   for mode in plain shim shim_nosync shim_copy; do
     case $mode in

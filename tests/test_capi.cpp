@@ -60,6 +60,38 @@ TEST_P(CApiTest, AllocFreeStatsJson) {
   EXPECT_EQ(s.reserved_bytes.peak, 0u);
 }
 
+TEST_P(CApiTest, FreeIfOwnedFreesOnlyLiveAllocationsAndLogsNothingOtherwise) {
+  void* p = nullptr;
+  void* q = nullptr;
+  auto be = make_backend();  // a real stream of the backend's device
+  void* s1 = be->create_stream();
+  ASSERT_EQ(memlake_alloc(a, 3 << 20, 0, s1, &p), MEMLAKE_OK) << memlake_last_error();
+  ASSERT_EQ(memlake_alloc(a, 700, 0, nullptr, &q), MEMLAKE_OK) << memlake_last_error();
+  int x = 0;
+  memlake_free(a, &x, 0, nullptr);  // leaves a message behind
+  const std::string before = memlake_last_error();
+  void* stream = nullptr;
+  EXPECT_EQ(memlake_free_if_owned(a, &x, 0, &stream), MEMLAKE_ERROR_INVALID_ARGUMENT);               // foreign
+  EXPECT_EQ(memlake_free_if_owned(a, static_cast<char*>(p) + 512, 0, &stream), MEMLAKE_ERROR_INVALID_ARGUMENT);  // interior
+  EXPECT_EQ(memlake_free_if_owned(a, p, 1, &stream), MEMLAKE_ERROR_INVALID_ARGUMENT);                // other device
+  EXPECT_EQ(memlake_free_if_owned(a, nullptr, 0, &stream), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(before, memlake_last_error());
+  memlake_stats st{};
+  st.struct_size = sizeof st;
+  ASSERT_EQ(memlake_get_stats(a, 0, &st), MEMLAKE_OK);
+  EXPECT_EQ(st.active_blocks.current, 2u);  // nothing was freed by the refusals
+  EXPECT_EQ(memlake_free_if_owned(a, p, 0, &stream), MEMLAKE_OK);
+  EXPECT_EQ(stream, s1);
+  EXPECT_EQ(memlake_free_if_owned(a, p, 0, &stream), MEMLAKE_ERROR_INVALID_ARGUMENT);  // second time: gone
+  EXPECT_EQ(memlake_free_if_owned(a, q, 0, nullptr), MEMLAKE_OK);
+  ASSERT_EQ(memlake_get_stats(a, 0, &st), MEMLAKE_OK);
+  EXPECT_EQ(st.active_blocks.current, 0u);
+  EXPECT_EQ(st.num_frees, 2u);
+  memlake_destroy(a);  // synchronises before the stream goes
+  a = nullptr;
+  be->destroy_stream(s1);
+}
+
 TEST_P(CApiTest, ErrorsAreCodesWithMessages) {
   void* p = nullptr;
   int x;

@@ -70,6 +70,12 @@ MEMLAKE_API memlake_status memlake_free(memlake_allocator* a, void* ptr, int dev
  * (either out-pointer may be NULL), or MEMLAKE_ERROR_INVALID_ARGUMENT
  * (nothing is changed, no error is logged). */
 MEMLAKE_API memlake_status memlake_lookup(memlake_allocator* a, const void* ptr, int device, size_t* size, void** stream);
+/* memlake_lookup and memlake_free in one step (one lock): frees ptr if it
+ * is a live allocation of this allocator on `device` and returns MEMLAKE_OK
+ * with the stream it belonged to in *stream (may be NULL); otherwise
+ * MEMLAKE_ERROR_INVALID_ARGUMENT, nothing changed and no error logged. For
+ * callers that pass foreign pointers on, like the LD_PRELOAD shim. */
+MEMLAKE_API memlake_status memlake_free_if_owned(memlake_allocator* a, void* ptr, int device, void** stream);
 MEMLAKE_API memlake_status memlake_empty_cache(memlake_allocator* a, int device);
 /* bytes = 0 removes the cap. Applies to every device, current and future. */
 MEMLAKE_API memlake_status memlake_set_memory_cap(memlake_allocator* a, size_t bytes);

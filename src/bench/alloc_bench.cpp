@@ -7,6 +7,7 @@
 
 #include "core/device_allocator.h"
 #include "core/error.h"
+#include "memlake/memlake.h"
 
 namespace memlake::bench {
 namespace {
@@ -47,6 +48,36 @@ Sample hot_path(const Options& o, std::size_t size, std::size_t reps) {
   const double calls = static_cast<double>(total_calls(dev.stats()) - c0) / static_cast<double>(reps * 64);
   for (void* p : keep) dev.free(p);
   return summarize("hot_path", o, size, v, calls);
+}
+
+Sample capi_hot_path(const Options& o, std::size_t size, std::size_t reps) {
+  // The same loop through the C ABI (what the shim and Python call): the
+  // reference for the LD_PRELOAD shim's overhead.
+  memlake_options* mo = nullptr;
+  memlake_allocator* a = nullptr;
+  memlake_options_create(&mo, 0);
+  memlake_options_set(mo, "backend", o.backend.c_str());
+  memlake_options_set(mo, "granularity", std::to_string(o.granularity).c_str());
+  const memlake_status st = memlake_create(mo, &a);
+  memlake_options_destroy(mo);
+  if (st != MEMLAKE_OK) throw_error(Errc::unavailable, std::string("bench: ") + memlake_last_error());
+  auto one = [&] {
+    void* p = nullptr;
+    if (memlake_alloc(a, size, 0, nullptr, &p) != MEMLAKE_OK) throw_error(Errc::internal, memlake_last_error());
+    return p;
+  };
+  std::vector<void*> keep;
+  for (int i = 0; i < 64; ++i) keep.push_back(one());
+  memlake_free(a, one(), 0, nullptr);
+  std::vector<double> v;
+  for (std::size_t r = 0; r < reps; ++r) {
+    auto t = Clock::now();
+    for (int i = 0; i < 64; ++i) memlake_free(a, one(), 0, nullptr);
+    v.push_back(ns_since(t) / 64);
+  }
+  for (void* p : keep) memlake_free(a, p, 0, nullptr);
+  memlake_destroy(a);
+  return summarize("capi_hot", o, size, v, 0);
 }
 
 Sample stitch(const Options& base, std::size_t pages, std::size_t reps) {
@@ -93,6 +124,8 @@ std::vector<Sample> run_all(const Options& o, bool quick) {
   for (std::size_t size : {std::size_t{512}, std::size_t{64} << 10, std::size_t{4} << 20, std::size_t{64} << 20,
                            std::size_t{1} << 30})
     out.push_back(hot_path(o, size, size >= (std::size_t{1} << 30) ? hot_reps / 10 : hot_reps));
+  for (std::size_t size : {std::size_t{512}, std::size_t{4} << 20, std::size_t{64} << 20})
+    out.push_back(capi_hot_path(o, size, hot_reps));
   for (std::size_t n : {2, 8, 32, 128, 512}) out.push_back(stitch(o, n, rep));
   for (std::size_t n : {1, 8, 64, 512}) out.push_back(grow(o, n, rep));
   return out;
@@ -105,7 +138,7 @@ std::string samples_table(const std::vector<Sample>& s) {
                 "median", "p90", "reps", "calls/op");
   o << line;
   for (const Sample& x : s) {
-    std::string param = x.name == "hot_path" ? human_bytes(x.param) : std::to_string(x.param) + " pages";
+    std::string param = x.name == "hot_path" || x.name == "capi_hot" ? human_bytes(x.param) : std::to_string(x.param) + " pages";
     auto t = [](double ns) {
       char b[32];
       if (ns < 10000) std::snprintf(b, sizeof b, "%.0f ns", ns);

@@ -217,6 +217,19 @@ memlake_status memlake_lookup(memlake_allocator* a, const void* ptr, int device,
   return s != MEMLAKE_OK ? s : found ? MEMLAKE_OK : MEMLAKE_ERROR_INVALID_ARGUMENT;
 }
 
+memlake_status memlake_free_if_owned(memlake_allocator* a, void* ptr, int device, void** stream) {
+  if (!a || !ptr) return MEMLAKE_ERROR_INVALID_ARGUMENT;
+  bool found = false;
+  memlake_status s = guarded([&] {
+    DeviceAllocator* d = a->existing(device);
+    memlake::core::DeviceAllocator::Lookup l{};
+    if (!d || !d->free_if_owned(ptr, &l)) return;
+    found = true;
+    if (stream) *stream = l.stream;
+  });
+  return s != MEMLAKE_OK ? s : found ? MEMLAKE_OK : MEMLAKE_ERROR_INVALID_ARGUMENT;
+}
+
 memlake_status memlake_empty_cache(memlake_allocator* a, int device) {
   if (!a) return null_arg("allocator");
   return guarded([&] {

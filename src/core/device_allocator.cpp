@@ -50,6 +50,17 @@ void DeviceAllocator::free(void* ptr) {
   if (tracer_ && fi.requested) tracer_->freed(ptr, fi.requested, stream);
 }
 
+bool DeviceAllocator::free_if_owned(void* ptr, Lookup* out) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (!alloc_.owns(ptr)) return false;
+  const prim::Stream stream = alloc_.stream_of(ptr);
+  FreeInfo fi = alloc_.free(ptr);
+  rec_.on_free(fi, alloc_.gauges());
+  if (tracer_ && fi.requested) tracer_->freed(ptr, fi.requested, stream);
+  if (out) *out = {fi.requested, stream};
+  return true;
+}
+
 std::size_t DeviceAllocator::size_of(const void* ptr) const {
   std::lock_guard<std::mutex> g(mu_);
   return alloc_.size_of(ptr);

@@ -35,6 +35,10 @@ class DeviceAllocator {
     prim::Stream stream;
   };
   bool lookup(const void* ptr, Lookup* out) const;  // false: not a live allocation
+  // Frees ptr if it is a live allocation (true, *out says what it was);
+  // false and nothing changed otherwise. One lock, for callers such as the
+  // LD_PRELOAD shim that pass foreign pointers on.
+  bool free_if_owned(void* ptr, Lookup* out);
   std::size_t empty_cache();
   void set_memory_cap(std::size_t bytes);
   Stats stats() const;

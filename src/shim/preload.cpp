@@ -242,15 +242,30 @@ CUresult free_on(CUdeviceptr ptr, CUstream stream, bool async, bool* handled) {
   if (current_device(&dev) != CUDA_SUCCESS) return CUDA_SUCCESS;
   void* p = reinterpret_cast<void*>(ptr);
   void* owner = nullptr;
+  if (!async) {
+    // memlake reuses a freed block in its allocation's stream order, but a
+    // synchronous free allows reuse by anyone at once: wait for all work
+    // first (the driver's cuMemFree waits too, foreign pointers included,
+    // so the wait comes before we know whose pointer it is). Then one call
+    // frees it if it is ours (one lock; no separate lookup).
+    if (config().sync_free) {
+      CUresult r = real().ctx_sync();
+      if (r != CUDA_SUCCESS) {
+        // Sticky error: keep the memory rather than reuse it unsafely.
+        *handled = memlake_lookup(a, p, dev, nullptr, nullptr) == MEMLAKE_OK;
+        return *handled ? r : CUDA_SUCCESS;
+      }
+    }
+    *handled = memlake_free_if_owned(a, p, dev, &owner) == MEMLAKE_OK;
+    return CUDA_SUCCESS;
+  }
   if (memlake_lookup(a, p, dev, nullptr, &owner) != MEMLAKE_OK) return CUDA_SUCCESS;  // not ours
   *handled = true;
-  // memlake reuses a freed block in its allocation's stream order. A
-  // synchronous free allows reuse by anyone at once, so wait for all work;
-  // a free queued on another stream must wait for that stream.
-  CUresult r = CUDA_SUCCESS;
-  if (!async && config().sync_free) r = real().ctx_sync();
-  else if (async && stream != static_cast<CUstream>(owner)) r = real().stream_sync(stream);
-  if (r != CUDA_SUCCESS) return r;  // sticky error: keep the memory rather than reuse it unsafely
+  // A free queued on another stream than the allocation's must wait for it.
+  if (stream != static_cast<CUstream>(owner)) {
+    CUresult r = real().stream_sync(stream);
+    if (r != CUDA_SUCCESS) return r;
+  }
   return to_cu(memlake_free(a, p, dev, owner));
 }
 

@@ -7,6 +7,7 @@
 // the device memory in use (total - free from cudaMemGetInfo) at the peak of
 // a fragmenting allocation pattern, and cudaMemcpy(Async) bandwidth from and
 // to pageable memory (bytes checked).
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <chrono>
@@ -129,6 +130,23 @@ int main(int argc, char** argv) {
     }
     us[k] = std::chrono::duration<double, std::micro>(C::now() - t0).count() / iters;
   }
+  // 4b. The same loop through the driver API (cuMemAlloc/cuMemFree, what
+  //     the runtime calls underneath): separates the runtime's own cost
+  //     from the shim's.
+  double drv_us[3];
+  for (int k = 0; k < 3; ++k) {
+    CUdeviceptr p;
+    if (cuMemAlloc(&p, sizes[k]) != CUDA_SUCCESS || cuMemFree(p) != CUDA_SUCCESS) {
+      std::printf("FAIL cuMemAlloc/cuMemFree\n");
+      return 1;
+    }
+    auto t0 = C::now();
+    for (int i = 0; i < iters; ++i) {
+      cuMemAlloc(&p, sizes[k]);
+      cuMemFree(p);
+    }
+    drv_us[k] = std::chrono::duration<double, std::micro>(C::now() - t0).count() / iters;
+  }
   // 5. Pageable (malloc'd) host memory <-> device with cudaMemcpy and
   //    cudaMemcpyAsync (what MEMLAKE_SHIM_COPY=1 takes over), checked.
   const size_t big = size_t(1) << 30;
@@ -177,9 +195,10 @@ int main(int argc, char** argv) {
 
   std::printf("RESULT {\"peak_used_bytes\":%zu,\"peak_live_bytes\":%zu,\"bad_words\":%d,\"foreign_free_refused\":%s,"
               "\"malloc_free_us\":{\"512\":%.3f,\"4M\":%.3f,\"64M\":%.3f},"
+              "\"cuMemAlloc_free_us\":{\"512\":%.3f,\"4M\":%.3f,\"64M\":%.3f},"
               "\"pageable_copy_gbps\":{\"h2d\":[%.1f,%.1f,%.1f],\"h2d_async\":[%.1f,%.1f,%.1f],\"d2h\":[%.1f,%.1f,%.1f],"
               "\"sizes\":\"64M,256M,1G\"},\"copy_bad\":%d}\n",
-              peak - base, live, nbad, foreign_refused ? "true" : "false", us[0], us[1], us[2], gbps[0][0], gbps[0][1],
+              peak - base, live, nbad, foreign_refused ? "true" : "false", us[0], us[1], us[2], drv_us[0], drv_us[1], drv_us[2], gbps[0][0], gbps[0][1],
               gbps[0][2], gbps[1][0], gbps[1][1], gbps[1][2], gbps[2][0], gbps[2][1], gbps[2][2], copy_bad);
   return nbad == 0 && foreign_refused && copy_bad == 0 ? 0 : 1;
 }
