@@ -45,7 +45,8 @@ const char* kUsage =
     "  --progress/--no-progress  progress on stderr (default: when stderr is a terminal)\n"
     "  --check                 verify the allocator's internal consistency at the end\n"
     "\n"
-    "bench alloc options: --backend host|cuda, --granularity SIZE, --quick, --json\n"
+    "bench alloc options: --backend host|cuda, --granularity SIZE, --quick, --json,\n"
+    "  --fragmented (also the C ABI loop after the shim probe's 11 GiB fragmenting pattern)\n"
     "bench copy options:  --backend host|cuda, --min SIZE (64K), --max SIZE (1G), --reps N, --json,\n"
     "                     --threads N, --chunk SIZE (the engine's; default MEMLAKE_COPY_THREADS/_CHUNK),\n"
     "                     --plain-memcpy (no non-temporal stores), --no-ramp (every piece full size from the start),\n"
@@ -255,7 +256,7 @@ int cmd_bench(const std::vector<std::string>& args) {
   if (args.empty() || args[0] != "alloc") return usage_error("bench needs a subject: alloc or copy");
   memlake::Options o;
   o.backend = "host";
-  bool quick = false, json = false;
+  bool quick = false, json = false, fragmented = false;
   try {
     for (std::size_t i = 1; i < args.size(); ++i) {
       const std::string& a = args[i];
@@ -263,9 +264,10 @@ int cmd_bench(const std::vector<std::string>& args) {
         o.set(a.substr(2), args[++i]);
       else if (a == "--quick") quick = true;
       else if (a == "--json") json = true;
+      else if (a == "--fragmented") fragmented = true;
       else return usage_error("unknown bench option " + a);
     }
-    auto s = memlake::bench::run_all(o, quick);
+    auto s = memlake::bench::run_all(o, quick, fragmented);
     std::fputs((json ? memlake::bench::samples_json(s) + "\n" : memlake::bench::samples_table(s)).c_str(), stdout);
     return 0;
   } catch (const memlake::Error& e) {

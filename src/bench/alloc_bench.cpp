@@ -50,9 +50,12 @@ Sample hot_path(const Options& o, std::size_t size, std::size_t reps) {
   return summarize("hot_path", o, size, v, calls);
 }
 
-Sample capi_hot_path(const Options& o, std::size_t size, std::size_t reps) {
+Sample capi_hot_path(const Options& o, std::size_t size, std::size_t reps, bool fragmented) {
   // The same loop through the C ABI (what the shim and Python call): the
-  // reference for the LD_PRELOAD shim's overhead.
+  // reference for the LD_PRELOAD shim's overhead. `fragmented`: first the
+  // allocation pattern of tests/gpu/shim_probe.cu (96 blocks of 24..120 MiB,
+  // every other one freed, 12 stitched 640 MiB blocks, then all freed;
+  // about 11 GiB), so that the loop runs in the state the probe's loop does.
   memlake_options* mo = nullptr;
   memlake_allocator* a = nullptr;
   memlake_options_create(&mo, 0);
@@ -66,8 +69,26 @@ Sample capi_hot_path(const Options& o, std::size_t size, std::size_t reps) {
     if (memlake_alloc(a, size, 0, nullptr, &p) != MEMLAKE_OK) throw_error(Errc::internal, memlake_last_error());
     return p;
   };
+  if (fragmented) {
+    std::vector<void*> blocks, big;
+    for (int i = 0; i < 96; ++i) {
+      void* p = nullptr;
+      if (memlake_alloc(a, std::size_t(24 + (i * 37) % 97) << 20, 0, nullptr, &p) != MEMLAKE_OK)
+        throw_error(Errc::out_of_memory, memlake_last_error());
+      blocks.push_back(p);
+    }
+    for (int i = 0; i < 96; i += 2) memlake_free(a, blocks[i], 0, nullptr);
+    for (int i = 0; i < 12; ++i) {
+      void* p = nullptr;
+      if (memlake_alloc(a, std::size_t(640) << 20, 0, nullptr, &p) != MEMLAKE_OK)
+        throw_error(Errc::out_of_memory, memlake_last_error());
+      big.push_back(p);
+    }
+    for (int i = 1; i < 96; i += 2) memlake_free(a, blocks[i], 0, nullptr);
+    for (void* p : big) memlake_free(a, p, 0, nullptr);
+  }
   std::vector<void*> keep;
-  for (int i = 0; i < 64; ++i) keep.push_back(one());
+  for (int i = 0; i < (fragmented ? 0 : 64); ++i) keep.push_back(one());
   memlake_free(a, one(), 0, nullptr);
   std::vector<double> v;
   for (std::size_t r = 0; r < reps; ++r) {
@@ -77,7 +98,7 @@ Sample capi_hot_path(const Options& o, std::size_t size, std::size_t reps) {
   }
   for (void* p : keep) memlake_free(a, p, 0, nullptr);
   memlake_destroy(a);
-  return summarize("capi_hot", o, size, v, 0);
+  return summarize(fragmented ? "capi_frag" : "capi_hot", o, size, v, 0);
 }
 
 Sample stitch(const Options& base, std::size_t pages, std::size_t reps) {
@@ -118,14 +139,17 @@ Sample grow(const Options& o, std::size_t pages, std::size_t reps) {
   return summarize("grow", o, pages, v, calls / static_cast<double>(reps));
 }
 
-std::vector<Sample> run_all(const Options& o, bool quick) {
+std::vector<Sample> run_all(const Options& o, bool quick, bool with_fragmented) {
   std::vector<Sample> out;
   const std::size_t hot_reps = quick ? 200 : 2000, rep = quick ? 3 : 10;
   for (std::size_t size : {std::size_t{512}, std::size_t{64} << 10, std::size_t{4} << 20, std::size_t{64} << 20,
                            std::size_t{1} << 30})
     out.push_back(hot_path(o, size, size >= (std::size_t{1} << 30) ? hot_reps / 10 : hot_reps));
   for (std::size_t size : {std::size_t{512}, std::size_t{4} << 20, std::size_t{64} << 20})
-    out.push_back(capi_hot_path(o, size, hot_reps));
+    out.push_back(capi_hot_path(o, size, hot_reps, false));
+  if (with_fragmented)
+    for (std::size_t size : {std::size_t{512}, std::size_t{4} << 20, std::size_t{64} << 20})
+      out.push_back(capi_hot_path(o, size, hot_reps, true));
   for (std::size_t n : {2, 8, 32, 128, 512}) out.push_back(stitch(o, n, rep));
   for (std::size_t n : {1, 8, 64, 512}) out.push_back(grow(o, n, rep));
   return out;
@@ -138,7 +162,7 @@ std::string samples_table(const std::vector<Sample>& s) {
                 "median", "p90", "reps", "calls/op");
   o << line;
   for (const Sample& x : s) {
-    std::string param = x.name == "hot_path" || x.name == "capi_hot" ? human_bytes(x.param) : std::to_string(x.param) + " pages";
+    std::string param = x.name == "hot_path" || x.name.rfind("capi_", 0) == 0 ? human_bytes(x.param) : std::to_string(x.param) + " pages";
     auto t = [](double ns) {
       char b[32];
       if (ns < 10000) std::snprintf(b, sizeof b, "%.0f ns", ns);

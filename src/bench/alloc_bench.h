@@ -28,7 +28,8 @@ Sample stitch(const Options& o, std::size_t pages, std::size_t reps);
 Sample grow(const Options& o, std::size_t pages, std::size_t reps);
 
 // Every scenario over the standard sizes; `quick` uses fewer repetitions.
-std::vector<Sample> run_all(const Options& o, bool quick);
+// with_fragmented: also the C ABI loop after an 11 GiB fragmenting pattern.
+std::vector<Sample> run_all(const Options& o, bool quick, bool with_fragmented = false);
 std::string samples_table(const std::vector<Sample>& s);
 std::string samples_json(const std::vector<Sample>& s);
 
