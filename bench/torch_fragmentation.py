@@ -142,8 +142,10 @@ def worker(a):
             res["losses"].append(float(out.loss.detach().float().item()))
             tokens += bs * seq
             pa, pr = mem()
-            res["timeline"].append(dict(step=step, t=time.time() - t0, tokens=bs * seq, peak_allocated=pa,
-                                        peak_reserved=pr))
+            point = dict(step=step, t=time.time() - t0, tokens=bs * seq, peak_allocated=pa, peak_reserved=pr)
+            if a.allocator in ("memlake",) + SHIMS:  # cumulative time inside memlake's driver calls
+                point["driver_s"] = memlake.stats()["memlake.driver_seconds"]
+            res["timeline"].append(point)
             del out, ids
         torch.cuda.synchronize()
         dt = time.time() - t0
@@ -165,7 +167,12 @@ def worker(a):
         s = memlake.stats()
         res["memlake"] = {k: s[k] for k in ("memlake.stitches", "memlake.cache_hits", "memlake.stitch_reuses",
                                             "memlake.grows", "memlake.calls.create", "memlake.calls.map",
-                                            "memlake.calls.set_access")}
+                                            "memlake.calls.set_access", "memlake.driver_seconds",
+                                            "memlake.seconds.create", "memlake.seconds.map",
+                                            "memlake.seconds.set_access")}
+        tl = res["timeline"]
+        if len(tl) > 1:  # driver time in the steady steps (after the first), against their wall time
+            res["memlake"]["steady_driver_s"] = tl[-1]["driver_s"] - tl[0]["driver_s"]
     if a.trace:
         write_trace(torch, a.trace)
     print("RESULT " + json.dumps(res), flush=True)
@@ -232,10 +239,13 @@ def gib(n):
     return n / (1 << 30)
 
 
+def probe(args, allocator, batch, cap):
+    return collect(run_worker(args, allocator, "LR" if not args.max_batch_strategy else args.max_batch_strategy,
+                              args.probe_steps, batch, cap=cap), f"{allocator} batch {batch}")
+
+
 def fits(args, allocator, batch, cap):
-    r = collect(run_worker(args, allocator, "LR" if not args.max_batch_strategy else args.max_batch_strategy,
-                           args.probe_steps, batch, cap=cap), f"{allocator} batch {batch}")
-    return not r["oom"]
+    return not probe(args, allocator, batch, cap)["oom"]
 
 
 def max_batch(args, allocator, cap):
@@ -323,6 +333,7 @@ def main():
     p.add_argument("--allocators", default=",".join(ALLOCATORS),
                    help="comma list: native, expandable, memlake, memlake:KEY=VALUE;KEY=VALUE (memlake options)")
     p.add_argument("--steps", type=int, default=25)
+    p.add_argument("--repeats", type=int, default=1, help="interleaved repeats of the table runs (noise bounds)")
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--min-seq", type=int, default=64)
     p.add_argument("--max-seq", type=int, default=1024)
@@ -352,13 +363,14 @@ def main():
         # Warm-up process (discarded): the first CUDA process pays driver and GPU wake-up costs.
         collect(run_worker(a, "native", a.strategies.split(",")[0], 2, a.batch), "warm-up")
         print(f"{'strategy':<9}{'allocator':<26}{'peak alloc GiB':>15}{'peak resv GiB':>14}{'util':>7}"
-              f"{'tok/s all':>10}{'tok/s steady':>13}{'steady vs native':>17}", flush=True)
-        for s in a.strategies.split(","):
+              f"{'tok/s all':>10}{'tok/s steady':>13}{'steady vs native':>17}{'driver s (steady)':>19}", flush=True)
+        for s, rep in [(s, k) for s in a.strategies.split(",") for k in range(a.repeats)]:
             native = None
             for al in allocators:  # one at a time: tokens/s must not share the GPU
                 trace = a.trace if (a.trace and al == "native" and not report["runs"]) else None
                 r = collect(run_worker(a, al, s, a.steps, a.batch, trace=trace), f"{al} {s}")
                 r["allocator"] = al
+                r["repeat"] = rep
                 report["runs"].append(r)
                 if al == "native":
                     native = r
@@ -367,10 +379,22 @@ def main():
                     rel = r.get("steady_tokens_per_s", 0) / native["steady_tokens_per_s"]
                     r["steady_vs_native"] = rel
                     r["all_vs_native"] = r.get("tokens_per_s", 0) / native["tokens_per_s"]
+                m = r.get("memlake", {})
+                drv = f"{m['memlake.driver_seconds']:.2f} ({m.get('steady_driver_s', 0):.2f})" if m else "-"
                 print(f"{s:<9}{al:<26}{gib(r['peak_allocated']):>15.2f}{gib(r['peak_reserved']):>14.2f}"
                       f"{r['utilization']:>7.3f}{r.get('tokens_per_s', 0):>10.0f}{r.get('steady_tokens_per_s', 0):>13.0f}"
-                      f"{rel:>17.3f}" + ("  OOM" if r["oom"] else ""), flush=True)
-        first = [r for r in report["runs"] if r["strategy"] == a.strategies.split(",")[0]]
+                      f"{rel:>17.3f}{drv:>19}" + ("  OOM" if r["oom"] else ""), flush=True)
+        if a.repeats > 1:  # the spread of the steady ratio over interleaved repeats
+            report["repeat_summary"] = {}
+            for s in a.strategies.split(","):
+                for al in allocators:
+                    v = sorted(r["steady_vs_native"] for r in report["runs"]
+                               if r["strategy"] == s and r["allocator"] == al and "steady_vs_native" in r)
+                    if v and allocator_spec(al)[0] != "native":
+                        report["repeat_summary"][f"{s} {al}"] = dict(median=v[len(v) // 2], min=v[0], max=v[-1], n=len(v))
+                        print(f"{s:<9}{al:<26} steady vs native over {len(v)} repeats: median {v[len(v) // 2]:.3f}, "
+                              f"range {v[0]:.3f} .. {v[-1]:.3f}")
+        first = [r for r in report["runs"] if r["strategy"] == a.strategies.split(",")[0] and r["repeat"] == 0]
         if a.plot and first:
             report["plot"] = plot(first, a.plot)
             print("plot:", report["plot"])
@@ -395,6 +419,13 @@ def main():
         base = found.get("native") or 1
         print(f"largest batch under {a.cap} ({a.max_batch_strategy}, {a.probe_steps} steps): "
               + ", ".join(f"{k} {v} ({v / base:.2f}x)" for k, v in found.items()))
+        # The bound no allocator can beat: the live bytes of one batch more than the best found, with no cap.
+        best = max(found.values())
+        r = probe(a, next((al for al in allocators if allocator_spec(al)[0] == "memlake"), allocators[0]), best + 1, None)
+        report["max_batch"]["live_bytes_at_best_plus_one"] = r["peak_allocated"]
+        print(f"peak live (allocated) bytes at batch {best + 1}, uncapped: {gib(r['peak_allocated']):.2f} GiB"
+              f" ({'over' if r['peak_allocated'] > cap else 'under'} the {a.cap} cap: "
+              f"{'no allocator can fit it' if r['peak_allocated'] > cap else 'an allocator with no waste could fit it'})")
     with open(a.out, "w") as f:
         json.dump(report, f, indent=1)
     print("json:", a.out)

@@ -37,6 +37,8 @@ TEST_P(CApiTest, AllocFreeStatsJson) {
   EXPECT_EQ(s.active_blocks.current, 1u);
   EXPECT_GE(s.reserved_bytes.current, 5u << 20);
   EXPECT_GE(s.primitive_calls[MEMLAKE_OP_CREATE], 1u);
+  EXPECT_GT(s.primitive_ns[MEMLAKE_OP_CREATE], 0u);  // time inside the driver calls is measured
+  EXPECT_EQ(s.primitive_ns[MEMLAKE_OP_UNMAP], 0u);   // ... and only where calls were made
   EXPECT_STREQ(memlake_prim_op_name(MEMLAKE_OP_SET_ACCESS), "set_access");
   std::size_t n = memlake_stats_json(a, nullptr, 0);
   std::string j(n + 1, '\0');

@@ -129,6 +129,8 @@ def _stats_dict(s):
     }
     for i, name in enumerate(_native.OP_NAMES):
         d[f"memlake.calls.{name}"] = s.primitive_calls[i]
+        d[f"memlake.seconds.{name}"] = s.primitive_ns[i] / 1e9
+    d["memlake.driver_seconds"] = sum(s.primitive_ns[i] for i in range(len(_native.OP_NAMES))) / 1e9
     peak_res = s.reserved_bytes.peak
     d["memlake.utilization"] = (s.requested_bytes.peak / peak_res) if peak_res else 0.0
     return d
@@ -166,6 +168,8 @@ def _summary(d, device, where):
     out.append(f" {'Memory cap':<52}{(_fmt(cap) if cap else 'none'):>20}")
     calls = ", ".join(f"{n}={d['memlake.calls.' + n]}" for n in _native.OP_NAMES if d['memlake.calls.' + n])
     out.append(f" Driver calls: {calls or 'none'}")
+    secs = ", ".join(f"{n}={d['memlake.seconds.' + n] * 1e3:.1f}" for n in _native.OP_NAMES if d['memlake.calls.' + n])
+    out.append(f" Time in driver calls: {d['memlake.driver_seconds']:.3f} s ({secs or 'none'}; ms)")
     out.append("=" * w)
     return "\n".join(out)
 

@@ -124,7 +124,10 @@ void to_c(const memlake::core::Stats& s, memlake_stats* out) {
   c.largest_free_bytes = s.largest_free;
   c.page_size = s.page_size;
   c.memory_cap = s.memory_cap;
-  for (int i = 0; i < memlake::prim::kNumOps && i < 16; ++i) c.primitive_calls[i] = s.calls.calls[i];
+  for (int i = 0; i < memlake::prim::kNumOps && i < 16; ++i) {
+    c.primitive_calls[i] = s.calls.calls[i];
+    c.primitive_ns[i] = s.calls.ns[i];
+  }
   std::memcpy(out, &c, std::min<std::size_t>(out->struct_size, sizeof c));
 }
 

@@ -88,6 +88,9 @@ std::string stats_json(const Stats& s) {
   o += "\"primitive_calls\":{";
   for (int i = 0; i < prim::kNumOps; ++i)
     appendf(o, "%s\"%s\":%llu", i ? "," : "", prim::op_name(static_cast<prim::Op>(i)), static_cast<ull>(s.calls.calls[i]));
+  o += "},\"primitive_ns\":{";
+  for (int i = 0; i < prim::kNumOps; ++i)
+    appendf(o, "%s\"%s\":%llu", i ? "," : "", prim::op_name(static_cast<prim::Op>(i)), static_cast<ull>(s.calls.ns[i]));
   o += "}}";
   return o;
 }

@@ -53,6 +53,12 @@ std::uint64_t driver_calls(const core::Stats& s) {
   return n;
 }
 
+std::uint64_t driver_us(const core::Stats& s) {
+  std::uint64_t n = 0;
+  for (auto c : s.calls.ns) n += c;
+  return n / 1000;
+}
+
 }  // namespace
 
 std::string socket_dir() {
@@ -91,6 +97,8 @@ std::string render_prometheus(int pid, const std::vector<core::Stats>& s) {
       {"memlake_stitches_total", "Stitches made", "counter", [](const core::Stats& x) { return x.stitches; }},
       {"memlake_ooms_total", "Out-of-memory failures", "counter", [](const core::Stats& x) { return x.num_ooms; }},
       {"memlake_driver_calls_total", "Primitive (driver) calls", "counter", [](const core::Stats& x) { return driver_calls(x); }},
+      {"memlake_driver_call_microseconds_total", "Wall-clock time inside primitive (driver) calls", "counter",
+       [](const core::Stats& x) { return driver_us(x); }},
   };
   for (const Metric& m : metrics) {
     appendf(o, "# HELP %s %s\n# TYPE %s %s\n", m.name, m.help, m.name, m.type);

@@ -1,5 +1,6 @@
 // Backend decorators: composable layers over any Backend (RMM-style
-// adaptors). CountingBackend counts every primitive call; FaultyBackend
+// adaptors). CountingBackend counts every primitive call and the time spent
+// in it (wall clock, two clock reads per call); FaultyBackend
 // makes chosen calls fail, for tests of the layers above.
 #pragma once
 
@@ -62,8 +63,10 @@ class ForwardingBackend : public Backend {
   void read(void* dst, std::uintptr_t src, std::size_t n) override { inner_->read(dst, src, n); }
 
  protected:
-  // Called before each counted primitive; decorators hook here.
+  // Called before and after (when it returned normally) each counted
+  // primitive; decorators hook here.
   virtual void before(Op) {}
+  virtual void after(Op) {}
 
  private:
   std::unique_ptr<Backend> inner_;
@@ -71,6 +74,7 @@ class ForwardingBackend : public Backend {
 
 struct OpCounts {
   std::array<std::uint64_t, kNumOps> calls{};
+  std::array<std::uint64_t, kNumOps> ns{};  // wall-clock time inside the calls
   std::uint64_t operator[](Op op) const { return calls[static_cast<int>(op)]; }
 };
 
@@ -81,10 +85,12 @@ class CountingBackend final : public ForwardingBackend {
   void reset_counts();
 
  protected:
-  void before(Op op) override { counts_[static_cast<int>(op)].fetch_add(1, std::memory_order_relaxed); }
+  void before(Op op) override;
+  void after(Op op) override;
 
  private:
   std::array<std::atomic<std::uint64_t>, kNumOps> counts_{};
+  std::array<std::atomic<std::uint64_t>, kNumOps> ns_{};
 };
 
 // Fails primitive calls on demand: fail_nth(op, n) makes the n-th next call

@@ -1,3 +1,4 @@
+#include <chrono>
 #include <cstdlib>
 
 #include "core/error.h"
@@ -35,59 +36,94 @@ std::unique_ptr<Backend> make_backend(const BackendConfig& cfg) {
 
 std::uintptr_t ForwardingBackend::reserve(std::size_t size, std::size_t align) {
   before(Op::reserve);
-  return inner_->reserve(size, align);
+  auto r = inner_->reserve(size, align);
+  after(Op::reserve);
+  return r;
 }
 void ForwardingBackend::free_reservation(std::uintptr_t va, std::size_t size) {
   before(Op::free_reservation);
   inner_->free_reservation(va, size);
+  after(Op::free_reservation);
 }
 PhysHandle ForwardingBackend::create(std::size_t size) {
   before(Op::create);
-  return inner_->create(size);
+  auto r = inner_->create(size);
+  after(Op::create);
+  return r;
 }
 void ForwardingBackend::release(PhysHandle h) {
   before(Op::release);
   inner_->release(h);
+  after(Op::release);
 }
 void ForwardingBackend::map(std::uintptr_t va, std::size_t size, PhysHandle h) {
   before(Op::map);
   inner_->map(va, size, h);
+  after(Op::map);
 }
 void ForwardingBackend::unmap(std::uintptr_t va, std::size_t size) {
   before(Op::unmap);
   inner_->unmap(va, size);
+  after(Op::unmap);
 }
 void ForwardingBackend::set_access(std::uintptr_t va, std::size_t size, Access a) {
   before(Op::set_access);
   inner_->set_access(va, size, a);
+  after(Op::set_access);
 }
 Event ForwardingBackend::record_event(Stream s) {
   before(Op::event_record);
-  return inner_->record_event(s);
+  auto r = inner_->record_event(s);
+  after(Op::event_record);
+  return r;
 }
 bool ForwardingBackend::query_event(Event e) {
   before(Op::event_query);
-  return inner_->query_event(e);
+  auto r = inner_->query_event(e);
+  after(Op::event_query);
+  return r;
 }
 void ForwardingBackend::synchronize_stream(Stream s) {
   before(Op::synchronize);
   inner_->synchronize_stream(s);
+  after(Op::synchronize);
 }
 void ForwardingBackend::synchronize_device() {
   before(Op::synchronize);
   inner_->synchronize_device();
+  after(Op::synchronize);
 }
 
 // ---- CountingBackend ---------------------------------------------------
 
+namespace {
+// Start of the primitive call in progress on this thread (calls do not nest).
+thread_local std::chrono::steady_clock::time_point t_call_start;
+}  // namespace
+
+void CountingBackend::before(Op op) {
+  counts_[static_cast<int>(op)].fetch_add(1, std::memory_order_relaxed);
+  t_call_start = std::chrono::steady_clock::now();
+}
+
+void CountingBackend::after(Op op) {
+  const auto d = std::chrono::steady_clock::now() - t_call_start;
+  ns_[static_cast<int>(op)].fetch_add(static_cast<std::uint64_t>(std::chrono::nanoseconds(d).count()),
+                                      std::memory_order_relaxed);
+}
+
 OpCounts CountingBackend::counts() const {
   OpCounts c;
-  for (int i = 0; i < kNumOps; ++i) c.calls[i] = counts_[i].load(std::memory_order_relaxed);
+  for (int i = 0; i < kNumOps; ++i) {
+    c.calls[i] = counts_[i].load(std::memory_order_relaxed);
+    c.ns[i] = ns_[i].load(std::memory_order_relaxed);
+  }
   return c;
 }
 
 void CountingBackend::reset_counts() {
   for (auto& c : counts_) c.store(0, std::memory_order_relaxed);
+  for (auto& c : ns_) c.store(0, std::memory_order_relaxed);
 }
 
 // ---- FaultyBackend -----------------------------------------------------

@@ -192,6 +192,10 @@ std::string replay_text(const ReplayResult& r) {
   o << "primitive calls  ";
   for (int i = 0; i < prim::kNumOps; ++i) o << " " << prim::op_name(static_cast<prim::Op>(i)) << "=" << s.calls.calls[i];
   o << "\n"
+    << "time in them      ";
+  for (int i = 0; i < prim::kNumOps; ++i)
+    if (s.calls.calls[i]) o << " " << prim::op_name(static_cast<prim::Op>(i)) << "=" << fmt("%.1f", static_cast<double>(s.calls.ns[i]) / 1e6) << " ms";
+  o << "\n"
     << "alloc latency     p50 " << us(r.alloc_latency.p50_ns) << ", p90 " << us(r.alloc_latency.p90_ns) << ", p99 "
     << us(r.alloc_latency.p99_ns) << ", p99.9 " << us(r.alloc_latency.p999_ns) << ", max " << us(r.alloc_latency.max_ns)
     << "\n"

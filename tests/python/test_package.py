@@ -33,6 +33,8 @@ def test_alloc_free_and_torch_named_stats(alloc):
     assert s["reserved_bytes.all.current"] == 4 * PAGE
     assert s["active.all.current"] == 1
     assert s["memlake.calls.create"] == 4
+    assert s["memlake.seconds.create"] > 0 and s["memlake.seconds.unmap"] == 0
+    assert s["memlake.driver_seconds"] >= s["memlake.seconds.create"]
     alloc.free(p)
     s = alloc.stats()
     assert s["allocated_bytes.all.current"] == 0
@@ -97,6 +99,7 @@ def test_summary_is_readable(alloc):
     text = alloc.summary()
     assert "Reserved memory (physical)" in text and "128.00 KiB" in text
     assert "Utilization" in text
+    assert "Time in driver calls" in text
     alloc.free(p)
 
 

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Copy-engine tuning sweep on a GPU machine (after scripts/gpu_suite.sh has
+# built build-gpu): pageable H2D/D2H GB/s at one size for each combination
+# of host threads and staging chunk, memlake and the plain driver copy in
+# the same process. Prints one line per combination.
+#   SIZE=256M THREADS="8 12 16" CHUNKS="2M 4M 8M" scripts/gpu_copy_sweep.sh
+set -uo pipefail
+out=${OUT:-out}; mkdir -p "$out"
+size=${SIZE:-256M}
+for t in ${THREADS:-8 12 16}; do
+  for c in ${CHUNKS:-2M 4M 8M}; do
+    for ramp in "" --no-ramp; do
+      f="$out/sweep_t${t}_c${c}${ramp:+_noramp}.json"
+      timeout 60 ./build-gpu/memlake bench copy --backend ${BACKEND:-cuda} --min "$size" --max "$size" --reps "${REPS:-6}" \
+        --threads "$t" --chunk "$c" $ramp --json > "$f" 2>&1 || { echo "t=$t c=$c $ramp failed"; tail -2 "$f"; continue; }
+      python3 - "$f" "$t" "$c" "${ramp:-ramp}" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = {(x["direction"], x["host"]): x for x in d["samples"]}
+h, dd, b, p = g[("h2d", "pageable")], g[("d2h", "pageable")], g[("both", "pageable")], g[("h2d", "pinned")]
+print(f"threads {sys.argv[2]:>2} chunk {sys.argv[3]:>3} {sys.argv[4]:8}  H2D {h['memlake_gbps']:5.1f} (plain {h['plain_gbps']:4.1f})"
+      f"  D2H {dd['memlake_gbps']:5.1f} (plain {dd['plain_gbps']:4.1f})  both {b['memlake_gbps']:5.1f}  pinned H2D {p['memlake_gbps']:5.1f}"
+      f"  {'ok' if all(x['verified'] for x in d['samples']) else 'MISMATCH'}")
+PY
+    done
+  done
+done
