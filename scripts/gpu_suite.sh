@@ -35,10 +35,13 @@ if [ -z "${SKIP_SHIM:-}" ] && command -v nvcc >/dev/null; then
       plain) env=() ;;
       shim) env=($pre MEMLAKE_STATS_SERVER=0) ;;
       shim_nosync) env=($pre MEMLAKE_SHIM_SYNC_FREE=0) ;;
-      shim_copy) env=($pre MEMLAKE_SHIM_COPY=1) ;;
+      shim_copy) env=($pre MEMLAKE_SHIM_COPY=1 MEMLAKE_SHIM_LOG=1) ;;
     esac
     echo "== shim_probe $mode"
-    env "${env[@]}" ./build-gpu/shim_probe 2>&1 | tee "$out/shim_probe_$mode.txt" || rc=1
+    env "${env[@]}" ./build-gpu/shim_probe > "$out/shim_probe_$mode.txt" 2>&1 || rc=1
+    grep -v "^memlake preload" "$out/shim_probe_$mode.txt"
+    # With the log on: the copy entry points the runtime looked up, and what the shim decided.
+    grep "^memlake preload" "$out/shim_probe_$mode.txt" | grep -iE "memcpy|copy of|H2D|D2H" | sort | uniq -c | head -30
   done
   # A buggy kernel (overrun, use after free) with and without the safety modes.
   nvcc -O2 -o build-gpu/guard_probe tests/gpu/guard_probe.cu > "$out/guard_build.log" 2>&1 || cat "$out/guard_build.log"

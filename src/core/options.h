@@ -29,6 +29,7 @@ struct Options {
   bool shim = true;                      // LD_PRELOAD shim routes allocations to memlake
   bool shim_sync_free = true;            // shim: synchronous free waits for the device, like cuMemFree
   bool shim_copy = false;                // shim: large pageable cudaMemcpy(Async) go through the copy engine
+  bool shim_log = false;                 // shim: log driver entry points asked for and copy decisions
   bool guard = false;                    // every allocation before an unmapped guard page
   std::size_t quarantine = 0;            // freed ranges stay unmapped for this many frees
 

@@ -42,6 +42,7 @@
 #include <cuda.h>
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -163,6 +164,7 @@ struct Config {
   bool sync_free = true;
   bool copy = false;            // route large pageable copies to the copy engine
   bool registration = false;    // the copy engine's registration cache is on
+  bool log = false;             // MEMLAKE_SHIM_LOG: entry points looked up, copy decisions
 };
 
 const Config& config() {
@@ -182,6 +184,8 @@ const Config& config() {
     x.sync_free = std::strcmp(buf, "1") == 0;
     memlake_options_get(o, "shim_copy", buf, sizeof buf);
     x.copy = std::strcmp(buf, "1") == 0;
+    memlake_options_get(o, "shim_log", buf, sizeof buf);
+    x.log = std::strcmp(buf, "1") == 0;
     memlake_options_get(o, "copy_register_after", buf, sizeof buf);
     x.registration = std::strcmp(buf, "0") != 0;
     memlake_options_destroy(o);
@@ -284,28 +288,51 @@ unsigned mem_type(const void* p) {
 // A host<->device copy through memlake's copy engine, if it is one the shim
 // takes (*handled); `sync`: the driver's synchronous variant, which for
 // pinned memory returns only when the copy is done.
+// With MEMLAKE_SHIM_LOG=1: the first copies' decisions, to stderr.
+void log_copy(const char* what, size_t n, bool taken, const char* why) {
+  static std::atomic<int> logged{0};
+  if (!config().log || logged.fetch_add(1, std::memory_order_relaxed) >= 64) return;
+  std::fprintf(stderr, "memlake preload: %s of %zu bytes -> %s (%s)\n", what, n, taken ? "memlake" : "driver", why);
+}
+
 CUresult copy_on(void* dst, const void* src, size_t n, CUstream stream, bool sync, bool* handled) {
   *handled = false;
-  if (!config().copy || n < kCopyMin || !dst || !src) return CUDA_SUCCESS;
+  if (!config().copy) return CUDA_SUCCESS;
+  if (n < kCopyMin || !dst || !src) {
+    log_copy("copy", n, false, "below 8 MiB");
+    return CUDA_SUCCESS;
+  }
   const unsigned dt = mem_type(dst), st = mem_type(src);
   const bool to_dev = dt == CU_MEMORYTYPE_DEVICE && st != CU_MEMORYTYPE_DEVICE;
   const bool to_host = st == CU_MEMORYTYPE_DEVICE && dt != CU_MEMORYTYPE_DEVICE;
-  if (!to_dev && !to_host) return CUDA_SUCCESS;  // device-device or host-host: the driver's
+  if (!to_dev && !to_host) {  // device-device or host-host: the driver's
+    log_copy("copy", n, false, "not between host and device");
+    return CUDA_SUCCESS;
+  }
   const bool pinned = (to_dev ? st : dt) != 0;   // page-locked host side
   // Pinned memory goes to the driver, unless the registration cache may
   // have pinned it: then it is the program's pageable memory, which the
   // engine treats as such.
-  if (pinned && !config().registration) return CUDA_SUCCESS;
+  if (pinned && !config().registration) {
+    log_copy(to_dev ? "H2D" : "D2H", n, false, "pinned host memory");
+    return CUDA_SUCCESS;
+  }
   // A stream being captured into a graph gets the driver's copy: the
   // engine's host-side staging cannot be part of a graph.
   CUstreamCaptureStatus cap = CU_STREAM_CAPTURE_STATUS_NONE;
-  if (!real().is_capturing || real().is_capturing(stream, &cap) != CUDA_SUCCESS || cap != CU_STREAM_CAPTURE_STATUS_NONE)
+  if (!real().is_capturing || real().is_capturing(stream, &cap) != CUDA_SUCCESS || cap != CU_STREAM_CAPTURE_STATUS_NONE) {
+    log_copy(to_dev ? "H2D" : "D2H", n, false, "stream capturing or its state unknown");
     return CUDA_SUCCESS;
+  }
   memlake_allocator* a = allocator();
   int dev = 0;
   if (!a || current_device(&dev) != CUDA_SUCCESS) return CUDA_SUCCESS;
   memlake_status s = memlake_copy(a, dst, src, n, dev, stream);
-  if (s == MEMLAKE_ERROR_INVALID_ARGUMENT) return CUDA_SUCCESS;  // refused before copying: let the driver answer
+  if (s == MEMLAKE_ERROR_INVALID_ARGUMENT) {  // refused before copying: let the driver answer
+    log_copy(to_dev ? "H2D" : "D2H", n, false, memlake_last_error());
+    return CUDA_SUCCESS;
+  }
+  log_copy(to_dev ? "H2D" : "D2H", n, true, pinned ? "registered pageable memory" : "pageable host memory");
   *handled = true;
   if (s == MEMLAKE_OK && sync && pinned && real().stream_sync) return real().stream_sync(stream);
   return to_cu(s);
@@ -443,6 +470,12 @@ namespace {
 // The shim's replacement for a driver symbol the runtime asks for, or null.
 void* hook_for(const char* name, int version, cuuint64_t flags);
 
+void log_lookup(const char* how, const char* symbol, int version, unsigned long long flags, bool hooked) {
+  if (config().log)
+    std::fprintf(stderr, "memlake preload: %s(%s, version %d, flags %llu) -> %s\n", how, symbol, version, flags,
+                 hooked ? "memlake" : "driver");
+}
+
 }  // namespace
 
 SHIM_EXPORT CUresult shim_cuGetProcAddress_v2(const char* symbol, void** pfn, int version, cuuint64_t flags,
@@ -451,8 +484,11 @@ CUresult shim_cuGetProcAddress_v2(const char* symbol, void** pfn, int version, c
                                   CUdriverProcAddressQueryResult* status) {
   if (!real().get_proc_v2) return CUDA_ERROR_NOT_INITIALIZED;
   CUresult r = real().get_proc_v2(symbol, pfn, version, flags, status);
-  if (r == CUDA_SUCCESS && pfn && *pfn && symbol)
-    if (void* h = hook_for(symbol, version, flags)) *pfn = h;
+  if (r == CUDA_SUCCESS && pfn && *pfn && symbol) {
+    void* h = hook_for(symbol, version, flags);
+    if (h) *pfn = h;
+    log_lookup("cuGetProcAddress_v2", symbol, version, flags, h != nullptr);
+  }
   return r;
 }
 
@@ -460,8 +496,11 @@ SHIM_EXPORT CUresult shim_cuGetProcAddress(const char* symbol, void** pfn, int v
 CUresult shim_cuGetProcAddress(const char* symbol, void** pfn, int version, cuuint64_t flags) {
   if (!real().get_proc_v1) return CUDA_ERROR_NOT_INITIALIZED;
   CUresult r = real().get_proc_v1(symbol, pfn, version, flags);
-  if (r == CUDA_SUCCESS && pfn && *pfn && symbol)
-    if (void* h = hook_for(symbol, version, flags)) *pfn = h;
+  if (r == CUDA_SUCCESS && pfn && *pfn && symbol) {
+    void* h = hook_for(symbol, version, flags);
+    if (h) *pfn = h;
+    log_lookup("cuGetProcAddress", symbol, version, flags, h != nullptr);
+  }
   return r;
 }
 
@@ -559,6 +598,7 @@ SHIM_EXPORT void* dlsym(void* handle, const char* name) noexcept {
     if (void* h = hook_for_symbol(name)) {
       Dl_info info{};
       if (dladdr(caller, &info) && info.dli_fbase == memlake_base()) return p;  // memlake itself
+      log_lookup("dlsym", name, 0, 0, true);
       return h;
     }
   return p;
