@@ -71,7 +71,7 @@ if [ -z "${SKIP_SHIM:-}" ] && command -v nvcc >/dev/null; then
   echo "== kernel log Xid lines (if readable)"; cat "$out/xid.txt"
 fi
 if [ -z "${SKIP_BENCH:-}" ]; then
-  ./build-gpu/memlake bench alloc --backend cuda | tee "$out/bench_cuda.txt"
+  ./build-gpu/memlake bench alloc --backend cuda --fragmented | tee "$out/bench_cuda.txt"
   ./build-gpu/memlake bench alloc --backend host > "$out/bench_host.txt"
 fi
 exit $rc
