@@ -131,6 +131,26 @@ void to_c(const memlake::core::Stats& s, memlake_stats* out) {
   std::memcpy(out, &c, std::min<std::size_t>(out->struct_size, sizeof c));
 }
 
+using Lookup = memlake::core::DeviceAllocator::Lookup;
+
+// An operation on a live allocation of `a` that says whether ptr was one
+// (op returns false): MEMLAKE_ERROR_INVALID_ARGUMENT then, with no message
+// logged, since the callers (the shim) pass foreign pointers on.
+template <class Op>
+memlake_status if_owned(memlake_allocator* a, const void* ptr, int device, size_t* size, void** stream, Op&& op) {
+  if (!a || !ptr) return MEMLAKE_ERROR_INVALID_ARGUMENT;
+  bool found = false;
+  memlake_status s = guarded([&] {
+    DeviceAllocator* d = a->existing(device);
+    Lookup l{};
+    if (!d || !op(*d, &l)) return;
+    found = true;
+    if (size) *size = l.size;
+    if (stream) *stream = l.stream;
+  });
+  return s != MEMLAKE_OK ? s : found ? MEMLAKE_OK : MEMLAKE_ERROR_INVALID_ARGUMENT;
+}
+
 }  // namespace
 
 extern "C" {
@@ -207,30 +227,11 @@ memlake_status memlake_free(memlake_allocator* a, void* ptr, int device, void* s
 }
 
 memlake_status memlake_lookup(memlake_allocator* a, const void* ptr, int device, size_t* size, void** stream) {
-  if (!a || !ptr) return MEMLAKE_ERROR_INVALID_ARGUMENT;
-  bool found = false;
-  memlake_status s = guarded([&] {
-    DeviceAllocator* d = a->existing(device);
-    memlake::core::DeviceAllocator::Lookup l{};
-    if (!d || !d->lookup(ptr, &l)) return;
-    found = true;
-    if (size) *size = l.size;
-    if (stream) *stream = l.stream;
-  });
-  return s != MEMLAKE_OK ? s : found ? MEMLAKE_OK : MEMLAKE_ERROR_INVALID_ARGUMENT;
+  return if_owned(a, ptr, device, size, stream, [&](DeviceAllocator& d, Lookup* l) { return d.lookup(ptr, l); });
 }
 
 memlake_status memlake_free_if_owned(memlake_allocator* a, void* ptr, int device, void** stream) {
-  if (!a || !ptr) return MEMLAKE_ERROR_INVALID_ARGUMENT;
-  bool found = false;
-  memlake_status s = guarded([&] {
-    DeviceAllocator* d = a->existing(device);
-    memlake::core::DeviceAllocator::Lookup l{};
-    if (!d || !d->free_if_owned(ptr, &l)) return;
-    found = true;
-    if (stream) *stream = l.stream;
-  });
-  return s != MEMLAKE_OK ? s : found ? MEMLAKE_OK : MEMLAKE_ERROR_INVALID_ARGUMENT;
+  return if_owned(a, ptr, device, nullptr, stream, [&](DeviceAllocator& d, Lookup* l) { return d.free_if_owned(ptr, l); });
 }
 
 memlake_status memlake_empty_cache(memlake_allocator* a, int device) {
