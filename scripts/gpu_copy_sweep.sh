@@ -2,15 +2,17 @@
 # Copy-engine tuning sweep on a GPU machine (after scripts/gpu_suite.sh has
 # built build-gpu): pageable H2D/D2H GB/s at one size for each combination
 # of host threads and staging chunk, memlake and the plain driver copy in
-# the same process. Prints one line per combination.
+# the same process, with the default ramp of first pieces, without it
+# (--no-ramp) and with ordinary instead of non-temporal stores
+# (--plain-memcpy). Prints one line per combination.
 #   SIZE=256M THREADS="8 12 16" CHUNKS="2M 4M 8M" scripts/gpu_copy_sweep.sh
 set -uo pipefail
 out=${OUT:-out}; mkdir -p "$out"
 size=${SIZE:-256M}
 for t in ${THREADS:-8 12 16}; do
   for c in ${CHUNKS:-2M 4M 8M}; do
-    for ramp in "" --no-ramp; do
-      f="$out/sweep_t${t}_c${c}${ramp:+_noramp}.json"
+    for ramp in "" --no-ramp --plain-memcpy; do
+      f="$out/sweep_t${t}_c${c}${ramp:+_${ramp#--}}.json"
       timeout 60 ./build-gpu/memlake bench copy --backend ${BACKEND:-cuda} --min "$size" --max "$size" --reps "${REPS:-6}" \
         --threads "$t" --chunk "$c" $ramp --json > "$f" 2>&1 || { echo "t=$t c=$c $ramp failed"; tail -2 "$f"; continue; }
       python3 - "$f" "$t" "$c" "${ramp:-ramp}" <<'PY'

@@ -29,16 +29,21 @@ done
 # cudaFree.
 if [ -z "${SKIP_SHIM:-}" ] && command -v nvcc >/dev/null; then
   nvcc -O2 -o build-gpu/shim_probe tests/gpu/shim_probe.cu -lcuda > "$out/shim_build.log" 2>&1 || cat "$out/shim_build.log"
+  # The same program with the shared runtime (libcudart.so), as PyTorch uses it.
+  nvcc -O2 -cudart shared -o build-gpu/shim_probe_dyn tests/gpu/shim_probe.cu -lcuda >> "$out/shim_build.log" 2>&1 || cat "$out/shim_build.log"
   pre=LD_PRELOAD=$PWD/build-gpu/libmemlake_preload.so
-  for mode in plain shim shim_nosync shim_copy; do
+  for mode in plain shim shim_nosync shim_copy plain_dyn shim_copy_dyn; do
+    prog=./build-gpu/shim_probe
     case $mode in
       plain) env=() ;;
       shim) env=($pre MEMLAKE_STATS_SERVER=0) ;;
       shim_nosync) env=($pre MEMLAKE_SHIM_SYNC_FREE=0) ;;
       shim_copy) env=($pre MEMLAKE_SHIM_COPY=1 MEMLAKE_SHIM_LOG=1) ;;
+      plain_dyn) env=(); prog=./build-gpu/shim_probe_dyn ;;
+      shim_copy_dyn) env=($pre MEMLAKE_SHIM_COPY=1 MEMLAKE_SHIM_LOG=1); prog=./build-gpu/shim_probe_dyn ;;
     esac
     echo "== shim_probe $mode"
-    env "${env[@]}" ./build-gpu/shim_probe > "$out/shim_probe_$mode.txt" 2>&1 || rc=1
+    env "${env[@]}" $prog > "$out/shim_probe_$mode.txt" 2>&1 || rc=1
     grep -v "^memlake preload" "$out/shim_probe_$mode.txt"
     # With the log on: the copy entry points the runtime looked up, and what the shim decided.
     grep "^memlake preload" "$out/shim_probe_$mode.txt" | grep -iE "memcpy|copy of|H2D|D2H" | sort | uniq -c | head -30

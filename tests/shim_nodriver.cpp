@@ -7,6 +7,14 @@
 #include <cstdio>
 #include <cstring>
 
+// From fake_cudart.cpp (standing in for libcudart.so, which the shim also hooks).
+extern "C" {
+extern std::size_t fake_cudart_last_bytes;
+extern void* fake_cudart_last_stream;
+int cudaMemcpy(void* dst, const void* src, std::size_t n, int kind);
+int cudaMemcpyAsync(void* dst, const void* src, std::size_t n, int kind, void* stream);
+}
+
 int main() {
   int failures = 0;
   auto expect = [&](bool ok, const char* what) {
@@ -43,5 +51,15 @@ int main() {
     expect(htod(0x1000, host, sizeof host) == kNotInitialized, "cuMemcpyHtoD without a driver: not initialized");
     expect(dtoh(host, 0x1000, sizeof host, nullptr) == kNotInitialized, "cuMemcpyDtoHAsync without a driver: not initialized");
   }
+  // The runtime's copy functions: without a driver nothing is taken, and the
+  // call reaches the runtime behind the shim with its arguments.
+  expect(dlsym(RTLD_DEFAULT, "cudaMemcpy") != dlsym(RTLD_NEXT, "cudaMemcpy"), "the shim interposes cudaMemcpy");
+  static char a[16 << 20], b[16 << 20];
+  expect(cudaMemcpy(a, b, sizeof a, 1) == 4242 && fake_cudart_last_bytes == sizeof a,
+         "cudaMemcpy (host to device) is passed on when the shim does not take it");
+  expect(cudaMemcpy(a, b, 77, 0) == 4242 && fake_cudart_last_bytes == 77, "cudaMemcpy host to host is passed on");
+  void* stream = reinterpret_cast<void*>(0x5);
+  expect(cudaMemcpyAsync(a, b, sizeof a, 2, stream) == 4343 && fake_cudart_last_stream == stream,
+         "cudaMemcpyAsync is passed on with its stream");
   return failures == 0 ? 0 : 1;
 }

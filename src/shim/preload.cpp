@@ -28,9 +28,10 @@
 // memlake's cache as free.
 //
 // Copies (opt-in, MEMLAKE_SHIM_COPY=1): cudaMemcpy/cudaMemcpyAsync between
-// pageable host memory and the device reach the driver as cuMemcpyHtoD/DtoH
-// [Async] (_v2, and the per-thread-stream variants) or the unified
-// cuMemcpy[Async]; copies of 8 MiB or more with a pageable host side go
+// pageable host memory and the device are taken at the runtime's own entry
+// points where the runtime is a shared library, and at the driver's
+// cuMemcpyHtoD/DtoH[Async] (_v2, and the per-thread-stream variants) and
+// unified cuMemcpy[Async] for callers of the driver API; copies of 8 MiB or more with a pageable host side go
 // through memlake's copy engine (memlake_copy: staged by several threads)
 // with the driver's semantics kept: an H2D returns once the source may be
 // reused, a D2H returns with the data in place, both ordered on the given
@@ -571,6 +572,69 @@ void* hook_for_symbol(const char* name) {
 }
 
 }  // namespace
+
+// ---- runtime entry points ---------------------------------------------------
+//
+// The runtime may reach the driver's copy functions through private entry
+// points rather than cuGetProcAddress (MEMLAKE_SHIM_LOG=1 shows which it
+// asks for). For programs linked with the shared runtime (libcudart.so:
+// PyTorch, most Python packages, `nvcc -cudart shared`), the copies are
+// therefore also taken one level up, at cudaMemcpy/cudaMemcpyAsync; a
+// statically linked runtime cannot be interposed there. The declarations
+// below are the runtime's ABI (cudaError_t and cudaMemcpyKind are ints,
+// cudaStream_t is CUstream); cuda_runtime_api.h is not needed for them.
+
+namespace {
+
+using RtCopyFn = int (*)(void*, const void*, size_t, int);
+using RtCopyAsyncFn = int (*)(void*, const void*, size_t, int, CUstream);
+constexpr int kHostToHost = 0, kDeviceToDevice = 3;
+constexpr int kRtErrorUnknown = 999;
+
+// The runtime's own function behind ours (the next definition in the
+// dynamic linker's search order).
+template <class Fn>
+Fn next_rt(const char* name) {
+  DlsymFn sym = real_dlsym();
+  return sym ? reinterpret_cast<Fn>(sym(RTLD_NEXT, name)) : nullptr;
+}
+
+// CUresult of the copy engine's path -> cudaError_t (the first codes agree:
+// invalid value 1, out of memory 2, not initialised 3).
+int to_rt(CUresult r) { return r <= CUDA_ERROR_NOT_INITIALIZED ? static_cast<int>(r) : kRtErrorUnknown; }
+
+int rt_copy(void* dst, const void* src, size_t n, int kind, CUstream stream, bool sync, bool* handled) {
+  *handled = false;
+  if (kind == kHostToHost || kind == kDeviceToDevice) return 0;
+  CUresult r = copy_on(dst, src, n, stream, sync, handled);
+  return to_rt(r);
+}
+
+}  // namespace
+
+#define SHIM_RT_COPY(NAME, STREAM)                                                           \
+  SHIM_EXPORT int shim_rt_##NAME(void* d, const void* s, size_t n, int kind) __asm__(#NAME); \
+  int shim_rt_##NAME(void* d, const void* s, size_t n, int kind) {                          \
+    static const RtCopyFn next = next_rt<RtCopyFn>(#NAME);                                   \
+    bool handled;                                                                            \
+    int r = rt_copy(d, s, n, kind, STREAM, true, &handled);                                  \
+    if (handled) return r;                                                                   \
+    return next ? next(d, s, n, kind) : kRtErrorUnknown;                                     \
+  }
+#define SHIM_RT_COPY_ASYNC(NAME, STREAM_OF)                                                                \
+  SHIM_EXPORT int shim_rt_##NAME(void* d, const void* s, size_t n, int kind, CUstream st) __asm__(#NAME); \
+  int shim_rt_##NAME(void* d, const void* s, size_t n, int kind, CUstream st) {                          \
+    static const RtCopyAsyncFn next = next_rt<RtCopyAsyncFn>(#NAME);                                     \
+    bool handled;                                                                                        \
+    int r = rt_copy(d, s, n, kind, STREAM_OF(st), false, &handled);                                      \
+    if (handled) return r;                                                                               \
+    return next ? next(d, s, n, kind, st) : kRtErrorUnknown;                                             \
+  }
+#define SHIM_LEGACY_STREAM(s) (s)
+SHIM_RT_COPY(cudaMemcpy, nullptr)
+SHIM_RT_COPY(cudaMemcpy_ptds, CU_STREAM_PER_THREAD)
+SHIM_RT_COPY_ASYNC(cudaMemcpyAsync, SHIM_LEGACY_STREAM)
+SHIM_RT_COPY_ASYNC(cudaMemcpyAsync_ptsz, per_thread)
 
 // ---- dlsym ----------------------------------------------------------------
 
