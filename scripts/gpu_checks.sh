@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# One-call GPU validation for a short device lease (one command, about 9
+# minutes): builds the library and tools (no test suite), then runs, each
+# step bounded by its own timeout and logged to $OUT/<step>.txt:
+#   alloc   the allocator hot path, C++ and C ABI, fresh and fragmented
+#   shim    the shim probe: static runtime without the wait in free, and the
+#           shared runtime plain and with MEMLAKE_SHIM_COPY=1 (decision log)
+#   torch   PyTorch fine-tuning (opt-1.3b LR): native, memlake, memlake with
+#           8 MiB pages; the deterministic loss check; the live-bytes bound
+#           at batch $BOUND under the 24 GiB cap
+#   pytest  the Python suite, GPU tests included
+#   sweep   copy-engine threads x staging chunk at 256 MiB
+# scripts/gpu_suite.sh is the full run (GoogleTest on the cuda backend,
+# replays, safety probes, stat latency).
+set -uo pipefail
+out=${OUT:-out}; mkdir -p "$out"
+step() {
+  local name=$1 t=$2; shift 2
+  echo "== $name"
+  timeout "$t" "$@" > "$out/$name.txt" 2>&1
+  echo "rc=$?" >> "$out/$name.txt"
+}
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMLAKE_BUILD_TESTS=OFF -DMEMLAKE_BUILD_BENCHMARKS=OFF \
+  > "$out/build.txt" 2>&1 && cmake --build build-gpu -j"$(nproc)" >> "$out/build.txt" 2>&1 || { tail -30 "$out/build.txt"; exit 1; }
+export MEMLAKE_LIBRARY=$PWD/build-gpu/libmemlake.so PYTHONUNBUFFERED=1
+pre=LD_PRELOAD=$PWD/build-gpu/libmemlake_preload.so
+[ -n "${SKIP_ALLOC:-}" ] || step alloc 90 ./build-gpu/memlake bench alloc --backend cuda --fragmented
+if [ -z "${SKIP_SHIM:-}" ]; then
+  nvcc -O2 -o build-gpu/shim_probe tests/gpu/shim_probe.cu -lcuda > "$out/nvcc.txt" 2>&1
+  nvcc -O2 -cudart shared -o build-gpu/shim_probe_dyn tests/gpu/shim_probe.cu -lcuda >> "$out/nvcc.txt" 2>&1
+  step shim 120 bash -c "echo '-- static, no wait'; env $pre MEMLAKE_SHIM_SYNC_FREE=0 ./build-gpu/shim_probe;
+    echo '-- shared runtime, plain'; ./build-gpu/shim_probe_dyn;
+    echo '-- shared runtime, shim copies'; env $pre MEMLAKE_SHIM_COPY=1 MEMLAKE_SHIM_LOG=1 ./build-gpu/shim_probe_dyn > $out/shimlog.txt 2>&1;
+    grep RESULT $out/shimlog.txt; grep -i 'memcpy\|bytes ->' $out/shimlog.txt | sort | uniq -c | sort -rn | head -40"
+fi
+[ -n "${SKIP_TORCH:-}" ] || step torch "${TORCH_S:-300}" python3 bench/torch_fragmentation.py --strategies "${STRATEGIES:-LR}" \
+  --allocators "${ALLOCATORS:-native,memlake,memlake:granularity=8M}" --loss-check --bound-batch "${BOUND:-30}" \
+  --probe-steps 6 --out "$out/torch.json" --plot "$out/torch.png"
+[ -n "${SKIP_PYTEST:-}" ] || step pytest 150 python3 -m pytest -q -rs tests/python
+[ -n "${SKIP_SWEEP:-}" ] || step sweep 90 env OUT="$out" THREADS="${THREADS:-16}" CHUNKS="${CHUNKS:-2M 4M}" scripts/gpu_copy_sweep.sh
+for f in alloc shim torch pytest sweep; do [ -f "$out/$f.txt" ] && { echo "==== $f"; tail -45 "$out/$f.txt"; }; done
