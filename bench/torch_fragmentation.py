@@ -154,6 +154,9 @@ def worker(a):
         tl = res["timeline"]
         if len(tl) > 1:  # steady state: the steps after the first (which pays one-time set-up)
             res["steady_tokens_per_s"] = sum(x["tokens"] for x in tl[1:]) / (dt - tl[0]["t"])
+        h = len(tl) // 2
+        if h >= 2:  # the second half: memory has mostly stopped growing (fewer new peaks)
+            res["late_tokens_per_s"] = sum(x["tokens"] for x in tl[h:]) / (dt - tl[h - 1]["t"])
     except Exception as e:  # noqa: BLE001 - classify, then report
         if not is_oom(e):
             raise
@@ -173,6 +176,7 @@ def worker(a):
         tl = res["timeline"]
         if len(tl) > 1:  # driver time in the steady steps (after the first), against their wall time
             res["memlake"]["steady_driver_s"] = tl[-1]["driver_s"] - tl[0]["driver_s"]
+            res["memlake"]["late_driver_s"] = tl[-1]["driver_s"] - tl[len(tl) // 2 - 1]["driver_s"]
     if a.trace:
         write_trace(torch, a.trace)
     print("RESULT " + json.dumps(res), flush=True)
@@ -376,7 +380,8 @@ def main():
         # Warm-up process (discarded): the first CUDA process pays driver and GPU wake-up costs.
         collect(run_worker(a, "native", a.strategies.split(",")[0], 2, a.batch), "warm-up")
         print(f"{'strategy':<9}{'allocator':<26}{'peak alloc GiB':>15}{'peak resv GiB':>14}{'util':>7}"
-              f"{'tok/s all':>10}{'tok/s steady':>13}{'steady vs native':>17}{'driver s (steady)':>19}", flush=True)
+              f"{'tok/s all':>10}{'tok/s steady':>13}{'steady vs native':>17}{'2nd half vs native':>19}"
+              f"{'driver s (steady, 2nd half)':>29}", flush=True)
         for s, rep in [(s, k) for s in a.strategies.split(",") for k in range(a.repeats)]:
             native = None
             for al in allocators:  # one at a time: tokens/s must not share the GPU
@@ -391,12 +396,16 @@ def main():
                 if native and not r["oom"] and native.get("steady_tokens_per_s"):
                     rel = r.get("steady_tokens_per_s", 0) / native["steady_tokens_per_s"]
                     r["steady_vs_native"] = rel
+                    if native.get("late_tokens_per_s") and r.get("late_tokens_per_s"):
+                        r["late_vs_native"] = r["late_tokens_per_s"] / native["late_tokens_per_s"]
                     r["all_vs_native"] = r.get("tokens_per_s", 0) / native["tokens_per_s"]
                 m = r.get("memlake", {})
-                drv = f"{m['memlake.driver_seconds']:.2f} ({m.get('steady_driver_s', 0):.2f})" if m else "-"
+                drv = (f"{m['memlake.driver_seconds']:.2f} ({m.get('steady_driver_s', 0):.2f}, "
+                       f"{m.get('late_driver_s', 0):.2f})") if m else "-"
                 print(f"{s:<9}{al:<26}{gib(r['peak_allocated']):>15.2f}{gib(r['peak_reserved']):>14.2f}"
                       f"{r['utilization']:>7.3f}{r.get('tokens_per_s', 0):>10.0f}{r.get('steady_tokens_per_s', 0):>13.0f}"
-                      f"{rel:>17.3f}{drv:>19}" + ("  OOM" if r["oom"] else ""), flush=True)
+                      f"{rel:>17.3f}{r.get('late_vs_native', float('nan')):>19.3f}{drv:>29}"
+                      + ("  OOM" if r["oom"] else ""), flush=True)
         if a.repeats > 1:  # the spread of the steady ratio over interleaved repeats
             report["repeat_summary"] = {}
             for s in a.strategies.split(","):
