@@ -520,20 +520,24 @@ void* hook_for(const char* name, int version, cuuint64_t flags) {
   if (std::strcmp(name, "cuMemFreeAsync") == 0)
     return ptsz ? reinterpret_cast<void*>(&shim_cuMemFreeAsync_ptsz) : reinterpret_cast<void*>(&shim_cuMemFreeAsync);
   // Copies (hooked always; each passes to the driver unless MEMLAKE_SHIM_COPY=1).
+  // `since`: the version whose ABI the shim's function implements. The
+  // statically linked runtime asks for the HtoD/DtoH copies of the legacy
+  // stream with version 3020 (their _v2 ABI) and for the per-thread ones
+  // with 7000 (seen on the H200 with MEMLAKE_SHIM_LOG=1, CUDA 13).
   struct {
     const char* name;
+    int since;
     void* fn[2];
   } static const copies[] = {
-      {"cuMemcpyHtoD", {reinterpret_cast<void*>(&shim_htod0), reinterpret_cast<void*>(&shim_htod1)}},
-      {"cuMemcpyDtoH", {reinterpret_cast<void*>(&shim_dtoh0), reinterpret_cast<void*>(&shim_dtoh1)}},
-      {"cuMemcpy", {reinterpret_cast<void*>(&shim_copy0), reinterpret_cast<void*>(&shim_copy1)}},
-      {"cuMemcpyHtoDAsync", {reinterpret_cast<void*>(&shim_htod_async0), reinterpret_cast<void*>(&shim_htod_async1)}},
-      {"cuMemcpyDtoHAsync", {reinterpret_cast<void*>(&shim_dtoh_async0), reinterpret_cast<void*>(&shim_dtoh_async1)}},
-      {"cuMemcpyAsync", {reinterpret_cast<void*>(&shim_copy_async0), reinterpret_cast<void*>(&shim_copy_async1)}},
+      {"cuMemcpyHtoD", 3020, {reinterpret_cast<void*>(&shim_htod0), reinterpret_cast<void*>(&shim_htod1)}},
+      {"cuMemcpyDtoH", 3020, {reinterpret_cast<void*>(&shim_dtoh0), reinterpret_cast<void*>(&shim_dtoh1)}},
+      {"cuMemcpy", 4000, {reinterpret_cast<void*>(&shim_copy0), reinterpret_cast<void*>(&shim_copy1)}},
+      {"cuMemcpyHtoDAsync", 3020, {reinterpret_cast<void*>(&shim_htod_async0), reinterpret_cast<void*>(&shim_htod_async1)}},
+      {"cuMemcpyDtoHAsync", 3020, {reinterpret_cast<void*>(&shim_dtoh_async0), reinterpret_cast<void*>(&shim_dtoh_async1)}},
+      {"cuMemcpyAsync", 4000, {reinterpret_cast<void*>(&shim_copy_async0), reinterpret_cast<void*>(&shim_copy_async1)}},
   };
-  if (version >= 4000)  // the unified-addressing ABI
-    for (const auto& c : copies)
-      if (std::strcmp(name, c.name) == 0) return c.fn[ptsz ? 1 : 0];
+  for (const auto& c : copies)
+    if (version >= c.since && std::strcmp(name, c.name) == 0) return c.fn[ptsz ? 1 : 0];
   return nullptr;
 }
 
