@@ -55,7 +55,8 @@ Sample capi_hot_path(const Options& o, std::size_t size, std::size_t reps, bool 
   // reference for the LD_PRELOAD shim's overhead. `fragmented`: first the
   // allocation pattern of tests/gpu/shim_probe.cu (96 blocks of 24..120 MiB,
   // every other one freed, 12 stitched 640 MiB blocks, then all freed;
-  // about 11 GiB), so that the loop runs in the state the probe's loop does.
+  // about 11 GiB, then 64 MiB allocated and freed on a second stream), so
+  // that the loop runs in the state the probe's loop does.
   memlake_options* mo = nullptr;
   memlake_allocator* a = nullptr;
   memlake_options_create(&mo, 0);
@@ -69,6 +70,8 @@ Sample capi_hot_path(const Options& o, std::size_t size, std::size_t reps, bool 
     if (memlake_alloc(a, size, 0, nullptr, &p) != MEMLAKE_OK) throw_error(Errc::internal, memlake_last_error());
     return p;
   };
+  std::unique_ptr<prim::Backend> side_backend;
+  prim::Stream side = nullptr;
   if (fragmented) {
     std::vector<void*> blocks, big;
     for (int i = 0; i < 96; ++i) {
@@ -86,6 +89,13 @@ Sample capi_hot_path(const Options& o, std::size_t size, std::size_t reps, bool 
     }
     for (int i = 1; i < 96; i += 2) memlake_free(a, blocks[i], 0, nullptr);
     for (void* p : big) memlake_free(a, p, 0, nullptr);
+    // The probe's cudaMallocAsync/cudaFreeAsync on a stream of its own.
+    side_backend = prim::make_backend(prim::BackendConfig{o.backend, 0, o.granularity, 0});
+    side = side_backend->create_stream();
+    void* p = nullptr;
+    if (memlake_alloc(a, std::size_t(64) << 20, 0, side, &p) != MEMLAKE_OK)
+      throw_error(Errc::out_of_memory, memlake_last_error());
+    memlake_free(a, p, 0, side);
   }
   std::vector<void*> keep;
   for (int i = 0; i < (fragmented ? 0 : 64); ++i) keep.push_back(one());
@@ -97,7 +107,8 @@ Sample capi_hot_path(const Options& o, std::size_t size, std::size_t reps, bool 
     v.push_back(ns_since(t) / 64);
   }
   for (void* p : keep) memlake_free(a, p, 0, nullptr);
-  memlake_destroy(a);
+  memlake_destroy(a);  // synchronises before the stream goes
+  if (side) side_backend->destroy_stream(side);
   return summarize(fragmented ? "capi_frag" : "capi_hot", o, size, v, 0);
 }
 
