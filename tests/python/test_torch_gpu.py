@@ -174,16 +174,20 @@ def test_backward_allocates_from_autograd_threads():
     assert "grad ok True" in out
 
 
-def test_shim_routes_an_unmodified_torch_program():
-    # PyTorch with its caching off calls cudaMalloc/cudaFree per tensor; under
-    # libmemlake_preload.so those land in memlake (same libmemlake, so
-    # memlake.stats() in the process sees them).
+def _preloaded_env(**extra):
+    """Environment for a child process under libmemlake_preload.so (skips the test if it is not built)."""
     lib = os.environ.get("MEMLAKE_LIBRARY", "")
     pre = os.path.join(os.path.dirname(lib), "libmemlake_preload.so")
     if not os.path.exists(pre):
         pytest.skip("libmemlake_preload.so not built next to MEMLAKE_LIBRARY")
-    env = dict(os.environ, PYTHONPATH=":".join(sys.path), LD_PRELOAD=pre, PYTORCH_NO_CUDA_MEMORY_CACHING="1",
-               MEMLAKE_BACKEND="cuda")
+    return dict(os.environ, PYTHONPATH=":".join(sys.path), LD_PRELOAD=pre, MEMLAKE_BACKEND="cuda", **extra)
+
+
+def test_shim_routes_an_unmodified_torch_program():
+    # PyTorch with its caching off calls cudaMalloc/cudaFree per tensor; under
+    # libmemlake_preload.so those land in memlake (same libmemlake, so
+    # memlake.stats() in the process sees them).
+    env = _preloaded_env(PYTORCH_NO_CUDA_MEMORY_CACHING="1")
     code = """
         import torch, memlake
         x = torch.arange(1 << 22, device="cuda", dtype=torch.float32)
@@ -205,12 +209,7 @@ def test_shim_copies_pageable_tensors_through_the_engine():
     # MEMLAKE_SHIM_COPY=1: PyTorch's cudaMemcpyAsync between pageable CPU
     # tensors and the GPU (shared libcudart) goes through memlake's copy
     # engine; the shim's log names each decision. Bytes must survive the trip.
-    lib = os.environ.get("MEMLAKE_LIBRARY", "")
-    pre = os.path.join(os.path.dirname(lib), "libmemlake_preload.so")
-    if not os.path.exists(pre):
-        pytest.skip("libmemlake_preload.so not built next to MEMLAKE_LIBRARY")
-    env = dict(os.environ, PYTHONPATH=":".join(sys.path), LD_PRELOAD=pre, MEMLAKE_BACKEND="cuda",
-               MEMLAKE_SHIM_COPY="1", MEMLAKE_SHIM_LOG="1")
+    env = _preloaded_env(MEMLAKE_SHIM_COPY="1", MEMLAKE_SHIM_LOG="1")
     code = """
         import torch
         h = torch.arange(24 << 20, dtype=torch.int32)   # 96 MiB, pageable
