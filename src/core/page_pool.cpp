@@ -140,16 +140,32 @@ void PagePool::reindex_window(ViewId v, std::uint32_t a, std::uint32_t b) {
   for (const RunKey& k : scratch_runs_) runs_.insert(k);
 }
 
-void PagePool::reindex_slots(std::vector<std::pair<ViewId, std::uint32_t>>& pairs) {
-  // Groups (view, slot) pairs into contiguous windows; the pages of each
-  // window must be in one state (reindex_window's precondition).
-  std::sort(pairs.begin(), pairs.end());
-  for (std::size_t i = 0; i < pairs.size();) {
-    std::size_t j = i + 1;
-    while (j < pairs.size() && pairs[j].first == pairs[i].first && pairs[j].second == pairs[j - 1].second + 1) ++j;
-    reindex_window(pairs[i].first, pairs[i].second, pairs[j - 1].second + 1);
-    i = j;
+void PagePool::reindex_slots(const std::vector<std::pair<ViewId, std::uint32_t>>& pairs) {
+  // Groups (view, slot) pairs into windows of consecutive slots in one pass,
+  // without sorting: a pair extends its view's latest window when it is next
+  // to it, else opens a new one. The pages of each window must be in one
+  // state (reindex_window's precondition); windows of one view may touch.
+  const std::uint32_t m = next_mark();
+  auto& wins = scratch_windows_;
+  wins.clear();
+  for (auto [v, slot] : pairs) {
+    View& w = views_[v];
+    if (w.mark == m) {
+      Window& win = wins[w.window];
+      if (win.end == slot) {
+        ++win.end;
+        continue;
+      }
+      if (win.start == slot + 1) {
+        --win.start;
+        continue;
+      }
+    }
+    w.mark = m;
+    w.window = static_cast<std::uint32_t>(wins.size());
+    wins.push_back(Window{v, slot, slot + 1});
   }
+  for (const Window& win : wins) reindex_window(win.view, win.start, win.end);
 }
 
 void PagePool::idle(ViewId v) {

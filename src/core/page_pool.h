@@ -151,7 +151,8 @@ class PagePool {
     std::uint32_t spans = 0;  // live spans in this view
     std::uint32_t holes = 0;
     bool stitched = false;
-    std::uint32_t mark = 0;
+    std::uint32_t mark = 0;    // reindex_slots: this view has a window in scratch_windows_ ...
+    std::uint32_t window = 0;  // ... at this index
     std::vector<RunKey> runs;  // sorted by start
     std::vector<std::pair<Tag, std::uint64_t>> last_free;  // per tag, for quiescing
     std::list<ViewId>::iterator lru;
@@ -176,7 +177,7 @@ class PagePool {
   // Re-index only the runs of v that touch slots [a, b), whose pages must
   // all be BUSY or all FREE with one tag.
   void reindex_window(ViewId v, std::uint32_t a, std::uint32_t b);
-  void reindex_slots(std::vector<std::pair<ViewId, std::uint32_t>>& pairs);
+  void reindex_slots(const std::vector<std::pair<ViewId, std::uint32_t>>& pairs);
   void scan_runs(ViewId v, std::uint32_t lo, std::uint32_t hi, std::vector<RunKey>& out) const;
   // Re-index the views other than v that alias slots [first, first+n) of v.
   void reindex_aliases(ViewId v, std::uint32_t first, std::uint32_t n);
@@ -210,6 +211,11 @@ class PagePool {
   std::size_t pages_live_ = 0, free_pages_ = 0, slots_mapped_ = 0, views_live_ = 0;
   std::uint32_t mark_epoch_ = 0;
   std::vector<RunKey> scratch_runs_;
+  struct Window {
+    ViewId view;
+    std::uint32_t start, end;
+  };
+  std::vector<Window> scratch_windows_;
   std::vector<std::pair<ViewId, std::uint32_t>> scratch_pairs_;
 };
 
