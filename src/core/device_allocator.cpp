@@ -42,21 +42,23 @@ void* DeviceAllocator::alloc(std::size_t size, prim::Stream stream) {
   }
 }
 
-void DeviceAllocator::free(void* ptr) {
-  std::lock_guard<std::mutex> g(mu_);
-  const prim::Stream stream = tracer_ ? alloc_.stream_of(ptr) : nullptr;  // only tracing needs it
+FreeInfo DeviceAllocator::free_locked(void* ptr, prim::Stream stream) {
   FreeInfo fi = alloc_.free(ptr);
   rec_.on_free(fi, alloc_.gauges());
   if (tracer_ && fi.requested) tracer_->freed(ptr, fi.requested, stream);
+  return fi;
+}
+
+void DeviceAllocator::free(void* ptr) {
+  std::lock_guard<std::mutex> g(mu_);
+  free_locked(ptr, tracer_ ? alloc_.stream_of(ptr) : nullptr);  // only tracing needs the stream
 }
 
 bool DeviceAllocator::free_if_owned(void* ptr, Lookup* out) {
   std::lock_guard<std::mutex> g(mu_);
   if (!alloc_.owns(ptr)) return false;
   const prim::Stream stream = alloc_.stream_of(ptr);
-  FreeInfo fi = alloc_.free(ptr);
-  rec_.on_free(fi, alloc_.gauges());
-  if (tracer_ && fi.requested) tracer_->freed(ptr, fi.requested, stream);
+  const FreeInfo fi = free_locked(ptr, stream);
   if (out) *out = {fi.requested, stream};
   return true;
 }

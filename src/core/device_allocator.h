@@ -50,6 +50,9 @@ class DeviceAllocator {
   int device() const { return device_; }
 
  private:
+  // free() after the lock is taken: the allocator, statistics and tracing.
+  FreeInfo free_locked(void* ptr, prim::Stream stream);
+
   int device_;
   std::unique_ptr<prim::CountingBackend> counting_;
   mutable std::mutex mu_;

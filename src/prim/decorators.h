@@ -69,6 +69,10 @@ class ForwardingBackend : public Backend {
   virtual void after(Op) {}
 
  private:
+  // before(op), the call, after(op); the call's result is passed through.
+  template <class F>
+  decltype(auto) counted(Op op, F&& call);
+
   std::unique_ptr<Backend> inner_;
 };
 

@@ -1,5 +1,6 @@
 #include <chrono>
 #include <cstdlib>
+#include <type_traits>
 
 #include "core/error.h"
 #include "prim/decorators.h"
@@ -34,64 +35,51 @@ std::unique_ptr<Backend> make_backend(const BackendConfig& cfg) {
 
 // ---- ForwardingBackend -------------------------------------------------
 
+template <class F>
+decltype(auto) ForwardingBackend::counted(Op op, F&& call) {
+  before(op);
+  if constexpr (std::is_void_v<std::invoke_result_t<F>>) {
+    call();
+    after(op);
+  } else {
+    auto r = call();
+    after(op);
+    return r;
+  }
+}
+
 std::uintptr_t ForwardingBackend::reserve(std::size_t size, std::size_t align) {
-  before(Op::reserve);
-  auto r = inner_->reserve(size, align);
-  after(Op::reserve);
-  return r;
+  return counted(Op::reserve, [&] { return inner_->reserve(size, align); });
 }
 void ForwardingBackend::free_reservation(std::uintptr_t va, std::size_t size) {
-  before(Op::free_reservation);
-  inner_->free_reservation(va, size);
-  after(Op::free_reservation);
+  counted(Op::free_reservation, [&] { inner_->free_reservation(va, size); });
 }
 PhysHandle ForwardingBackend::create(std::size_t size) {
-  before(Op::create);
-  auto r = inner_->create(size);
-  after(Op::create);
-  return r;
+  return counted(Op::create, [&] { return inner_->create(size); });
 }
 void ForwardingBackend::release(PhysHandle h) {
-  before(Op::release);
-  inner_->release(h);
-  after(Op::release);
+  counted(Op::release, [&] { inner_->release(h); });
 }
 void ForwardingBackend::map(std::uintptr_t va, std::size_t size, PhysHandle h) {
-  before(Op::map);
-  inner_->map(va, size, h);
-  after(Op::map);
+  counted(Op::map, [&] { inner_->map(va, size, h); });
 }
 void ForwardingBackend::unmap(std::uintptr_t va, std::size_t size) {
-  before(Op::unmap);
-  inner_->unmap(va, size);
-  after(Op::unmap);
+  counted(Op::unmap, [&] { inner_->unmap(va, size); });
 }
 void ForwardingBackend::set_access(std::uintptr_t va, std::size_t size, Access a) {
-  before(Op::set_access);
-  inner_->set_access(va, size, a);
-  after(Op::set_access);
+  counted(Op::set_access, [&] { inner_->set_access(va, size, a); });
 }
 Event ForwardingBackend::record_event(Stream s) {
-  before(Op::event_record);
-  auto r = inner_->record_event(s);
-  after(Op::event_record);
-  return r;
+  return counted(Op::event_record, [&] { return inner_->record_event(s); });
 }
 bool ForwardingBackend::query_event(Event e) {
-  before(Op::event_query);
-  auto r = inner_->query_event(e);
-  after(Op::event_query);
-  return r;
+  return counted(Op::event_query, [&] { return inner_->query_event(e); });
 }
 void ForwardingBackend::synchronize_stream(Stream s) {
-  before(Op::synchronize);
-  inner_->synchronize_stream(s);
-  after(Op::synchronize);
+  counted(Op::synchronize, [&] { inner_->synchronize_stream(s); });
 }
 void ForwardingBackend::synchronize_device() {
-  before(Op::synchronize);
-  inner_->synchronize_device();
-  after(Op::synchronize);
+  counted(Op::synchronize, [&] { inner_->synchronize_device(); });
 }
 
 // ---- CountingBackend ---------------------------------------------------
