@@ -65,37 +65,25 @@ Sample capi_hot_path(const Options& o, std::size_t size, std::size_t reps, bool 
   const memlake_status st = memlake_create(mo, &a);
   memlake_options_destroy(mo);
   if (st != MEMLAKE_OK) throw_error(Errc::unavailable, std::string("bench: ") + memlake_last_error());
-  auto one = [&] {
+  auto take = [&](std::size_t bytes, prim::Stream stream = nullptr) {
     void* p = nullptr;
-    if (memlake_alloc(a, size, 0, nullptr, &p) != MEMLAKE_OK) throw_error(Errc::internal, memlake_last_error());
+    if (memlake_alloc(a, bytes, 0, stream, &p) != MEMLAKE_OK) throw_error(Errc::out_of_memory, memlake_last_error());
     return p;
   };
+  auto one = [&] { return take(size); };
   std::unique_ptr<prim::Backend> side_backend;
   prim::Stream side = nullptr;
   if (fragmented) {
     std::vector<void*> blocks, big;
-    for (int i = 0; i < 96; ++i) {
-      void* p = nullptr;
-      if (memlake_alloc(a, std::size_t(24 + (i * 37) % 97) << 20, 0, nullptr, &p) != MEMLAKE_OK)
-        throw_error(Errc::out_of_memory, memlake_last_error());
-      blocks.push_back(p);
-    }
+    for (int i = 0; i < 96; ++i) blocks.push_back(take(std::size_t(24 + (i * 37) % 97) << 20));
     for (int i = 0; i < 96; i += 2) memlake_free(a, blocks[i], 0, nullptr);
-    for (int i = 0; i < 12; ++i) {
-      void* p = nullptr;
-      if (memlake_alloc(a, std::size_t(640) << 20, 0, nullptr, &p) != MEMLAKE_OK)
-        throw_error(Errc::out_of_memory, memlake_last_error());
-      big.push_back(p);
-    }
+    for (int i = 0; i < 12; ++i) big.push_back(take(std::size_t(640) << 20));
     for (int i = 1; i < 96; i += 2) memlake_free(a, blocks[i], 0, nullptr);
     for (void* p : big) memlake_free(a, p, 0, nullptr);
     // The probe's cudaMallocAsync/cudaFreeAsync on a stream of its own.
     side_backend = prim::make_backend(prim::BackendConfig{o.backend, 0, o.granularity, 0});
     side = side_backend->create_stream();
-    void* p = nullptr;
-    if (memlake_alloc(a, std::size_t(64) << 20, 0, side, &p) != MEMLAKE_OK)
-      throw_error(Errc::out_of_memory, memlake_last_error());
-    memlake_free(a, p, 0, side);
+    memlake_free(a, take(std::size_t(64) << 20, side), 0, side);
   }
   std::vector<void*> keep;
   for (int i = 0; i < (fragmented ? 0 : 64); ++i) keep.push_back(one());

@@ -246,7 +246,6 @@ CUresult free_on(CUdeviceptr ptr, CUstream stream, bool async, bool* handled) {
   int dev = 0;
   if (current_device(&dev) != CUDA_SUCCESS) return CUDA_SUCCESS;
   void* p = reinterpret_cast<void*>(ptr);
-  void* owner = nullptr;
   if (!async) {
     // memlake reuses a freed block in its allocation's stream order, but a
     // synchronous free allows reuse by anyone at once: wait for all work
@@ -261,9 +260,10 @@ CUresult free_on(CUdeviceptr ptr, CUstream stream, bool async, bool* handled) {
         return *handled ? r : CUDA_SUCCESS;
       }
     }
-    *handled = memlake_free_if_owned(a, p, dev, &owner) == MEMLAKE_OK;
+    *handled = memlake_free_if_owned(a, p, dev, nullptr) == MEMLAKE_OK;
     return CUDA_SUCCESS;
   }
+  void* owner = nullptr;
   if (memlake_lookup(a, p, dev, nullptr, &owner) != MEMLAKE_OK) return CUDA_SUCCESS;  // not ours
   *handled = true;
   // A free queued on another stream than the allocation's must wait for it.
@@ -340,6 +340,7 @@ CUresult copy_on(void* dst, const void* src, size_t n, CUstream stream, bool syn
 }
 
 CUstream per_thread(CUstream s) { return s ? s : CU_STREAM_PER_THREAD; }
+CUstream legacy(CUstream s) { return s; }  // stream 0 of a non-_ptsz call is the legacy default stream
 
 }  // namespace
 
@@ -397,10 +398,9 @@ CUstream per_thread(CUstream s) { return s ? s : CU_STREAM_PER_THREAD; }
     return real().copy_async[IDX] ? real().copy_async[IDX](d, s, n, st) : CUDA_ERROR_NOT_INITIALIZED;              \
   }
 
-#define SHIM_LEGACY_STREAM(s) (s)
-SHIM_COPY_HOOKS("", 0, SHIM_LEGACY_STREAM)
+SHIM_COPY_HOOKS("", 0, legacy)
 SHIM_COPY_HOOKS("_ptds", 1, per_thread)
-SHIM_COPY_ASYNC_HOOKS("", 0, SHIM_LEGACY_STREAM)
+SHIM_COPY_ASYNC_HOOKS("", 0, legacy)
 SHIM_COPY_ASYNC_HOOKS("_ptsz", 1, per_thread)
 
 SHIM_EXPORT CUresult shim_cuMemAlloc_v2(CUdeviceptr* dptr, size_t n) __asm__("cuMemAlloc_v2");
@@ -634,10 +634,9 @@ int rt_copy(void* dst, const void* src, size_t n, int kind, CUstream stream, boo
     if (handled) return r;                                                                               \
     return next ? next(d, s, n, kind, st) : kRtErrorUnknown;                                             \
   }
-#define SHIM_LEGACY_STREAM(s) (s)
 SHIM_RT_COPY(cudaMemcpy, nullptr)
 SHIM_RT_COPY(cudaMemcpy_ptds, CU_STREAM_PER_THREAD)
-SHIM_RT_COPY_ASYNC(cudaMemcpyAsync, SHIM_LEGACY_STREAM)
+SHIM_RT_COPY_ASYNC(cudaMemcpyAsync, legacy)
 SHIM_RT_COPY_ASYNC(cudaMemcpyAsync_ptsz, per_thread)
 
 // ---- dlsym ----------------------------------------------------------------
