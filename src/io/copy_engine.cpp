@@ -180,7 +180,17 @@ void CopyEngine::run_lanes(std::size_t lanes, const std::function<void(const std
     t->queued -= unstarted;
     t->cv.wait(g, [&] { return t->queued == 0; });
   }
-  if (t->error) std::rethrow_exception(t->error);
+  // The error moves to the caller before it is thrown: a worker may still
+  // hold the task and drop it last, and the exception must not be destroyed
+  // by a worker while the caller reads it (TSan sees that as a race, since
+  // exception_ptr counts its references inside the uninstrumented libstdc++).
+  std::exception_ptr error;
+  {
+    std::lock_guard<std::mutex> g(t->mu);
+    error = std::move(t->error);
+    t->error = nullptr;
+  }
+  if (error) std::rethrow_exception(error);
 }
 
 // Hands out the pieces of one staged copy to its lanes (guided
