@@ -38,5 +38,5 @@ fi
   --allocators "${ALLOCATORS:-native,memlake,memlake:granularity=8M}" --loss-check --bound-batch "${BOUND:-30}" \
   --probe-steps 6 --out "$out/torch.json" --plot "$out/torch.png"
 [ -n "${SKIP_PYTEST:-}" ] || step pytest 150 python3 -m pytest -q -rs tests/python
-[ -n "${SKIP_SWEEP:-}" ] || step sweep 90 env OUT="$out" THREADS="${THREADS:-16}" CHUNKS="${CHUNKS:-2M 4M}" scripts/gpu_copy_sweep.sh
+[ -n "${SKIP_SWEEP:-}" ] || step sweep "${SWEEP_S:-90}" env OUT="$out" THREADS="${THREADS:-16}" CHUNKS="${CHUNKS:-2M 4M}" scripts/gpu_copy_sweep.sh
 for f in alloc shim torch pytest sweep; do [ -f "$out/$f.txt" ] && { echo "==== $f"; tail -45 "$out/$f.txt"; }; done
