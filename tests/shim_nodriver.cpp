@@ -13,6 +13,8 @@ extern std::size_t fake_cudart_last_bytes;
 extern void* fake_cudart_last_stream;
 int cudaMemcpy(void* dst, const void* src, std::size_t n, int kind);
 int cudaMemcpyAsync(void* dst, const void* src, std::size_t n, int kind, void* stream);
+extern int fake_cudart_mallocs;
+int cudaMalloc(void** p, std::size_t n);
 }
 
 int main() {
@@ -61,5 +63,7 @@ int main() {
   void* stream = reinterpret_cast<void*>(0x5);
   expect(cudaMemcpyAsync(a, b, sizeof a, 2, stream) == 4343 && fake_cudart_last_stream == stream,
          "cudaMemcpyAsync is passed on with its stream");
+  void* p = nullptr;
+  expect(cudaMalloc(&p, 1 << 20) == 0 && p && fake_cudart_mallocs == 1, "cudaMalloc without a driver is passed on to the runtime");
   return failures == 0 ? 0 : 1;
 }
