@@ -4,7 +4,10 @@
 # step bounded by its own timeout and logged to $OUT/<step>.txt:
 #   alloc   the allocator hot path, C++ and C ABI, fresh and fragmented
 #   shim    the shim probe: static runtime without the wait in free, and the
-#           shared runtime plain and with MEMLAKE_SHIM_COPY=1 (decision log)
+#           shared runtime plain, without the wait, and with
+#           MEMLAKE_SHIM_COPY=1 (decision log)
+#   tlb     kernel speed on memory built from handles of several sizes
+#           (tests/gpu/tlb_probe.cu)
 #   torch   PyTorch fine-tuning (opt-1.3b LR): native, memlake, memlake with
 #           8 MiB pages; the deterministic loss check; the live-bytes bound
 #           at batch $BOUND under the 24 GiB cap
@@ -31,12 +34,17 @@ if [ -z "${SKIP_SHIM:-}" ]; then
   nvcc -O2 -cudart shared -o build-gpu/shim_probe_dyn tests/gpu/shim_probe.cu -lcuda >> "$out/nvcc.txt" 2>&1
   step shim 120 bash -c "echo '-- static, no wait'; env $pre MEMLAKE_SHIM_SYNC_FREE=0 ./build-gpu/shim_probe;
     echo '-- shared runtime, plain'; ./build-gpu/shim_probe_dyn;
+    echo '-- shared runtime, no wait (cudaMalloc taken at the runtime)'; env $pre MEMLAKE_SHIM_SYNC_FREE=0 ./build-gpu/shim_probe_dyn;
     echo '-- shared runtime, shim copies'; env $pre MEMLAKE_SHIM_COPY=1 MEMLAKE_SHIM_LOG=1 ./build-gpu/shim_probe_dyn > $out/shimlog.txt 2>&1;
     grep RESULT $out/shimlog.txt; grep -i 'memcpy\|bytes ->' $out/shimlog.txt | sort | uniq -c | sort -rn | head -40"
+fi
+if [ -z "${SKIP_TLB:-}" ]; then
+  nvcc -O2 -arch=sm_90 -o build-gpu/tlb_probe tests/gpu/tlb_probe.cu -lcuda >> "$out/nvcc.txt" 2>&1
+  step tlb 120 ./build-gpu/tlb_probe 8
 fi
 [ -n "${SKIP_TORCH:-}" ] || step torch "${TORCH_S:-300}" python3 bench/torch_fragmentation.py --strategies "${STRATEGIES:-LR}" \
   --allocators "${ALLOCATORS:-native,memlake,memlake:granularity=8M}" --loss-check --bound-batch "${BOUND:-30}" \
   --probe-steps 6 --out "$out/torch.json" --plot "$out/torch.png"
 [ -n "${SKIP_PYTEST:-}" ] || step pytest 150 python3 -m pytest -q -rs tests/python
 [ -n "${SKIP_SWEEP:-}" ] || step sweep "${SWEEP_S:-90}" env OUT="$out" THREADS="${THREADS:-16}" CHUNKS="${CHUNKS:-2M 4M}" scripts/gpu_copy_sweep.sh
-for f in alloc shim torch pytest sweep; do [ -f "$out/$f.txt" ] && { echo "==== $f"; tail -45 "$out/$f.txt"; }; done
+for f in alloc shim tlb torch pytest sweep; do [ -f "$out/$f.txt" ] && { echo "==== $f"; tail -45 "$out/$f.txt"; }; done
