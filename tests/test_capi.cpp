@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "memlake/memlake.h"
 #include "support.h"
@@ -116,7 +117,83 @@ TEST_P(CApiTest, ErrorsAreCodesWithMessages) {
   EXPECT_EQ(memlake_get_stats(a, 0, &s), MEMLAKE_ERROR_INVALID_ARGUMENT) << "struct_size unset";
 }
 
+// A pageable host buffer with a pattern, copied to device memory and back.
+void round_trip(memlake_allocator* a, int device, std::size_t n) {
+  void* d = nullptr;
+  ASSERT_EQ(memlake_alloc(a, n, device, nullptr, &d), MEMLAKE_OK) << memlake_last_error();
+  std::vector<unsigned char> src(n), back(n, 0);
+  for (std::size_t i = 0; i < n; ++i) src[i] = static_cast<unsigned char>(i * 131 + (i >> 20));
+  ASSERT_EQ(memlake_copy(a, d, src.data(), n, device, nullptr), MEMLAKE_OK) << memlake_last_error();
+  ASSERT_EQ(memlake_copy(a, back.data(), d, n, device, nullptr), MEMLAKE_OK) << memlake_last_error();
+  EXPECT_TRUE(src == back) << "bytes differ after a round trip of " << n << " bytes";
+  EXPECT_EQ(memlake_free(a, d, device, nullptr), MEMLAKE_OK);
+}
+
+TEST_P(CApiTest, CopiesAndTheirStatistics) {
+  memlake_copy_stats c{};
+  EXPECT_EQ(memlake_get_copy_stats(a, 0, &c), MEMLAKE_ERROR_INVALID_ARGUMENT) << "struct_size unset";
+  c.struct_size = sizeof c;
+  ASSERT_EQ(memlake_get_copy_stats(a, 0, &c), MEMLAKE_OK);
+  EXPECT_EQ(c.copies, 0u);
+  EXPECT_EQ(c.threads, 0u) << "a query never starts an engine";
+  round_trip(a, 0, (std::size_t{24} << 20) + 4093);
+  ASSERT_EQ(memlake_get_copy_stats(a, 0, &c), MEMLAKE_OK);
+  EXPECT_EQ(c.copies, 2u);
+  EXPECT_EQ(c.bytes, 2 * ((std::size_t{24} << 20) + 4093));
+  EXPECT_EQ(c.staged, 2u) << "large pageable copies are pipelined through staging";
+  EXPECT_GE(c.threads, 1u);
+  EXPECT_GT(c.chunks, 2u);
+  EXPECT_EQ(c.paths_gpus, 0u) << "no topology: the direct path only";
+  EXPECT_EQ(c.transfers, 0u);
+}
+
 MEMLAKE_INSTANTIATE_BACKENDS(CApiTest);
+
+// MEMLAKE_COPY_TOPOLOGY on the host backend: "GPUs" are host backends of
+// several device ordinals; the planner splits a transfer over their links.
+TEST(CApi, CopiesOverSeveralPathsWithADescribedTopology) {
+  memlake_options* o = nullptr;
+  ASSERT_EQ(memlake_options_create(&o, 0), MEMLAKE_OK);
+  ASSERT_EQ(memlake_options_set(o, "backend", "host"), MEMLAKE_OK);
+  ASSERT_EQ(memlake_options_set(o, "copy_threads", "2"), MEMLAKE_OK);
+  ASSERT_EQ(memlake_options_set(o, "copy_chunk", "1M"), MEMLAKE_OK);
+  ASSERT_EQ(memlake_options_set(o, "copy_topology", "gpus 3; pcie 24; nvlink all 200"), MEMLAKE_OK);
+  memlake_allocator* a = nullptr;
+  ASSERT_EQ(memlake_create(o, &a), MEMLAKE_OK) << memlake_last_error();
+  const std::size_t n = (std::size_t{96} << 20) + 12345;
+  round_trip(a, 0, n);
+  memlake_copy_stats c{};
+  c.struct_size = sizeof c;
+  ASSERT_EQ(memlake_get_copy_stats(a, 0, &c), MEMLAKE_OK);
+  EXPECT_EQ(c.paths_gpus, 3u);
+  EXPECT_EQ(c.transfers, 2u);
+  EXPECT_EQ(c.split, 2u) << "96 MiB over three equal links: both directions split";
+  EXPECT_GT(c.bytes_via[1], 0u);
+  EXPECT_GT(c.bytes_via[2], 0u);
+  EXPECT_EQ(c.bytes_via[0] + c.bytes_via[1] + c.bytes_via[2], 2 * n);
+  round_trip(a, 4, std::size_t{16} << 20);  // a device outside the topology: its direct path
+  ASSERT_EQ(memlake_get_copy_stats(a, 4, &c), MEMLAKE_OK);
+  EXPECT_EQ(c.paths_gpus, 0u);
+  EXPECT_EQ(c.copies, 2u);
+  memlake_destroy(a);
+  // A topology that does not parse is refused at creation, naming the line; so is a missing file.
+  ASSERT_EQ(memlake_options_set(o, "copy_topology", "gpus 2; pcie fast"), MEMLAKE_OK);
+  EXPECT_EQ(memlake_create(o, &a), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(memlake_last_error()).find("copy_topology"), std::string::npos) << memlake_last_error();
+  EXPECT_NE(std::string(memlake_last_error()).find("line 2: 'fast'"), std::string::npos) << memlake_last_error();
+  ASSERT_EQ(memlake_options_set(o, "copy_topology", "@/nonexistent/topology.txt"), MEMLAKE_OK);
+  EXPECT_EQ(memlake_create(o, &a), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(memlake_last_error()).find("cannot read /nonexistent/topology.txt"), std::string::npos);
+  // One GPU (or 'measure' on the host backend): the direct path.
+  ASSERT_EQ(memlake_options_set(o, "copy_topology", "measure"), MEMLAKE_OK);
+  ASSERT_EQ(memlake_create(o, &a), MEMLAKE_OK) << memlake_last_error();
+  round_trip(a, 0, std::size_t{16} << 20);
+  ASSERT_EQ(memlake_get_copy_stats(a, 0, &c), MEMLAKE_OK);
+  EXPECT_EQ(c.paths_gpus, 0u);
+  EXPECT_EQ(c.copies, 2u);
+  memlake_destroy(a);
+  memlake_options_destroy(o);
+}
 
 TEST(CApi, OptionsByKey) {
   memlake_options* o = nullptr;

@@ -129,6 +129,28 @@ MEMLAKE_API memlake_status memlake_copy(memlake_allocator* a, void* dst, const v
  * every device (waiting for a copy still using it). Harmless otherwise. */
 MEMLAKE_API memlake_status memlake_copy_forget(memlake_allocator* a, const void* ptr, size_t nbytes);
 
+/* What the copy engine of `device` has done (zeros before its first copy;
+ * a query never starts an engine). With MEMLAKE_COPY_TOPOLOGY naming two
+ * or more GPUs, copies go over several paths (a copy to or from GPU g is
+ * split over g's own PCIe link and peer GPUs' links, forwarded over
+ * NVLink); then paths_gpus is the topology's GPU count and the multi-path
+ * fields count every device's transfers. stats->struct_size must be set. */
+typedef struct memlake_copy_stats {
+  uint32_t struct_size;
+  uint32_t threads;           /* host threads of the engine (staging copies) */
+  uint64_t copies, bytes;     /* copies through this engine and their bytes */
+  uint64_t direct;            /* small pageable copies handed to the driver */
+  uint64_t pinned;            /* pinned host memory sent straight to DMA */
+  uint64_t staged;            /* pageable, pipelined through pinned staging buffers */
+  uint64_t registered;        /* pageable, sent straight to DMA by the registration cache */
+  uint64_t chunks;            /* staging pieces moved */
+  uint32_t paths_gpus;        /* multi-path: GPUs of the topology, 0 = direct path only */
+  uint32_t reserved0;
+  uint64_t transfers, split;  /* multi-path: transfers, and those that used more than the direct path */
+  uint64_t bytes_via[16];     /* multi-path: bytes each GPU's PCIe link carried */
+} memlake_copy_stats;
+MEMLAKE_API memlake_status memlake_get_copy_stats(memlake_allocator* a, int device, memlake_copy_stats* stats);
+
 /* With MEMLAKE_GUARD or MEMLAKE_QUARANTINE on: names the allocation an
  * address belongs to the guard page or the quarantined range of, e.g. the
  * faulting address of a GPU kernel's illegal access (from the kernel log's

@@ -255,6 +255,18 @@ class Allocator:
             nbytes = n if n is not None else 1
         _check(_lib.memlake_copy_forget(self._handle(), p, nbytes))
 
+    def copy_stats(self, device=0):
+        """What the copy engine of `device` has done: copies, bytes, how they went
+        (direct / pinned / staged / registered), host threads, and with
+        MEMLAKE_COPY_TOPOLOGY the multi-path transfers and bytes per GPU link."""
+        s = _native.CopyStats()
+        s.struct_size = ctypes.sizeof(s)
+        _check(_lib.memlake_get_copy_stats(self._handle(), device, ctypes.byref(s)))
+        d = {k: getattr(s, k) for k, _ in _native.CopyStats._fields_
+             if k not in ("struct_size", "reserved0", "bytes_via")}
+        d["bytes_via"] = list(s.bytes_via[: s.paths_gpus])
+        return d
+
     def close(self):
         if getattr(self, "_h", None):
             _lib.memlake_destroy(self._h)
@@ -371,6 +383,11 @@ def copy(dst, src, nbytes=None, stream=None, device=0):
     Accepts torch tensors, integer addresses, __cuda_array_interface__ objects and buffers.
     Ordered on `stream` (a torch.cuda.Stream or a raw handle; None = default stream)."""
     _default().copy(dst, src, nbytes, device=device, stream=stream)
+
+
+def copy_stats(device=0):
+    """The copy engine's counters for `device` (see Allocator.copy_stats)."""
+    return _default().copy_stats(device)
 
 
 def copy_forget(buf, nbytes=None):

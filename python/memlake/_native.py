@@ -35,6 +35,16 @@ class Stats(ctypes.Structure):
     ]
 
 
+class CopyStats(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", c_uint32), ("threads", c_uint32),
+        ("copies", c_uint64), ("bytes", c_uint64), ("direct", c_uint64), ("pinned", c_uint64),
+        ("staged", c_uint64), ("registered", c_uint64), ("chunks", c_uint64),
+        ("paths_gpus", c_uint32), ("reserved0", c_uint32),
+        ("transfers", c_uint64), ("split", c_uint64), ("bytes_via", c_uint64 * 16),
+    ]
+
+
 def _candidates():
     env = os.environ.get("MEMLAKE_LIBRARY")
     if env:
@@ -86,6 +96,7 @@ _sigs = {
     "memlake_version": (c_char_p, []),
     "memlake_copy": (c_int, [_P, _P, _P, c_size_t, c_int, _P]),
     "memlake_copy_forget": (c_int, [_P, _P, c_size_t]),
+    "memlake_get_copy_stats": (c_int, [_P, c_int, POINTER(CopyStats)]),
     "memlake_default": (_P, []),
     "memlake_default_init": (c_int, [_P]),
     "memlake_torch_malloc": (_P, [c_ssize_t, c_int, _P]),

@@ -3,15 +3,19 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "core/device_allocator.h"
 #include "core/error.h"
 #include "core/fault_report.h"
 #include "io/copy_engine.h"
+#include "io/multipath.h"
 #include "obs/stats_server.h"
 
 using memlake::Errc;
@@ -30,18 +34,50 @@ struct memlake_allocator {
   std::map<int, std::unique_ptr<DeviceAllocator>> devices;
   std::map<int, std::unique_ptr<memlake::io::CopyEngine>> engines;  // destroyed before devices
 
-  memlake::io::CopyEngine& engine(int d) {
-    DeviceAllocator& dev = device(d);
-    std::lock_guard<std::mutex> g(mu);
-    auto it = engines.find(d);
-    if (it != engines.end()) return *it->second;
+  // Multi-path copies (MEMLAKE_COPY_TOPOLOGY): a described topology is
+  // parsed at creation; the executor is made at the first copy. Destroyed
+  // before the devices whose backends it uses.
+  std::optional<memlake::io::Topology> topology;
+  std::mutex paths_mu;
+  bool paths_made = false;
+  std::unique_ptr<memlake::io::MultiPath> paths;  // null: the direct path only
+
+  memlake::io::CopyOptions copy_options() const {
     memlake::io::CopyOptions co;
     co.threads = opts.copy_threads;
     co.chunk = opts.copy_chunk;
     co.registration.after = opts.copy_register_after;
     co.registration.limit = opts.copy_register_limit;
     co.registration.min_bytes = co.direct_below;
-    return *engines.emplace(d, std::make_unique<memlake::io::CopyEngine>(dev.backend(), co)).first->second;
+    return co;
+  }
+  memlake::io::CopyEngine& engine(int d) {
+    if (memlake::io::MultiPath* mp = multipath(); mp && d < mp->topology().gpus) return mp->engine(d);
+    DeviceAllocator& dev = device(d);
+    std::lock_guard<std::mutex> g(mu);
+    auto it = engines.find(d);
+    if (it != engines.end()) return *it->second;
+    return *engines.emplace(d, std::make_unique<memlake::io::CopyEngine>(dev.backend(), copy_options())).first->second;
+  }
+  // The multi-path executor over every GPU of the topology, or null when
+  // none is configured or the machine has one GPU. A failure to make it
+  // (a GPU of the topology missing, say) is the copy's error, every time.
+  memlake::io::MultiPath* multipath() {
+    if (opts.copy_topology.empty()) return nullptr;
+    std::lock_guard<std::mutex> g(paths_mu);
+    if (paths_made) return paths.get();
+    const bool measure = !topology;
+    const int n = measure ? (opts.backend == "cuda" ? memlake::prim::cuda_device_count() : 1) : topology->gpus;
+    if (n >= 2) {
+      std::vector<memlake::prim::Backend*> gpus;
+      for (int i = 0; i < n; ++i) gpus.push_back(&device(i).backend());
+      memlake::io::MultiPathOptions mo;
+      mo.copy = copy_options();
+      paths = std::make_unique<memlake::io::MultiPath>(
+          gpus, measure ? memlake::io::measure_topology(gpus, std::size_t{64} << 20) : *topology, mo);
+    }
+    paths_made = true;
+    return paths.get();
   }
 
   DeviceAllocator& device(int d) {
@@ -184,6 +220,23 @@ const char* memlake_option_key(int i) {
   return i >= 0 && static_cast<std::size_t>(i) < t.size() ? t[i].key : nullptr;
 }
 
+namespace {
+// MEMLAKE_COPY_TOPOLOGY's described topology: the text itself, or @FILE.
+memlake::io::Topology read_topology(const std::string& v) {
+  std::string text = v;
+  if (!v.empty() && v[0] == '@') {
+    std::ifstream f(v.substr(1));
+    if (!f) memlake::throw_error(Errc::invalid_argument, "option copy_topology: cannot read " + v.substr(1));
+    text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  }
+  try {
+    return memlake::io::Topology::parse(text);
+  } catch (const Error& e) {
+    memlake::throw_error(Errc::invalid_argument, std::string("option copy_topology: ") + e.what());
+  }
+}
+}  // namespace
+
 memlake_status memlake_create(const memlake_options* opts, memlake_allocator** out) {
   if (!out) return null_arg("out");
   return guarded([&] {
@@ -194,6 +247,7 @@ memlake_status memlake_create(const memlake_options* opts, memlake_allocator** o
       std::string why;
       if (!memlake::prim::cuda_available(&why)) memlake::throw_error(Errc::unavailable, "cuda backend unavailable: " + why);
     }
+    if (!a->opts.copy_topology.empty() && a->opts.copy_topology != "measure") a->topology = read_topology(a->opts.copy_topology);
     if (!a->opts.trace.empty()) a->tracer = std::make_shared<memlake::trace::Tracer>(a->opts.trace);
     if (a->opts.stats_server) serve_stats(a.get());
     *out = a.release();
@@ -300,15 +354,23 @@ size_t memlake_stats_json(memlake_allocator* a, char* buf, size_t len) {
 memlake_status memlake_copy(memlake_allocator* a, void* dst, const void* src, size_t nbytes, int device, void* stream) {
   if (!a || !dst || !src) return null_arg("allocator, dst or src");
   return guarded([&] {
-    memlake::io::CopyEngine& e = a->engine(device);
     memlake::prim::Backend& be = a->device(device).backend();
     using K = memlake::prim::Backend::PointerKind;
     const K dk = be.pointer_kind(dst), sk = be.pointer_kind(src);
-    if (dk == K::device && sk != K::device)
-      e.to_device(reinterpret_cast<std::uintptr_t>(dst), src, nbytes, stream);
-    else if (sk == K::device && dk != K::device)
-      e.to_host(dst, reinterpret_cast<std::uintptr_t>(src), nbytes, stream);
-    else
+    memlake::io::MultiPath* mp = a->multipath();
+    if (mp && device >= mp->topology().gpus) mp = nullptr;
+    const auto dptr = reinterpret_cast<std::uintptr_t>(dk == K::device ? dst : src);
+    if (dk == K::device && sk != K::device) {
+      if (mp)
+        mp->to_device(device, dptr, src, nbytes, stream);
+      else
+        a->engine(device).to_device(dptr, src, nbytes, stream);
+    } else if (sk == K::device && dk != K::device) {
+      if (mp)
+        mp->to_host(device, dst, dptr, nbytes, stream);
+      else
+        a->engine(device).to_host(dst, dptr, nbytes, stream);
+    } else
       memlake::throw_error(memlake::Errc::invalid_argument,
                            std::string("memlake_copy: need one host and one device pointer (dst is ") +
                                (dk == K::device ? "device" : "host") + ", src is " + (sk == K::device ? "device" : "host") +
@@ -319,8 +381,50 @@ memlake_status memlake_copy(memlake_allocator* a, void* dst, const void* src, si
 memlake_status memlake_copy_forget(memlake_allocator* a, const void* ptr, size_t nbytes) {
   if (!a || !ptr) return null_arg("allocator or ptr");
   return guarded([&] {
+    if (memlake::io::MultiPath* mp = a->multipath())
+      for (int d = 0; d < mp->topology().gpus; ++d) mp->engine(d).forget(ptr, nbytes);
     std::lock_guard<std::mutex> g(a->mu);
     for (auto& [d, e] : a->engines) e->forget(ptr, nbytes);
+  });
+}
+
+memlake_status memlake_get_copy_stats(memlake_allocator* a, int device, memlake_copy_stats* out) {
+  if (!a || !out) return null_arg("allocator or stats");
+  if (out->struct_size < offsetof(memlake_copy_stats, threads)) {
+    t_last_error = "memlake_copy_stats.struct_size is not set";
+    return MEMLAKE_ERROR_INVALID_ARGUMENT;
+  }
+  return guarded([&] {
+    // Only what exists is read: a query never starts an engine.
+    memlake_copy_stats c{};
+    c.struct_size = out->struct_size;
+    memlake::io::MultiPath* mp = nullptr;
+    {
+      std::lock_guard<std::mutex> g(a->paths_mu);
+      mp = a->paths.get();
+    }
+    memlake::io::CopyStats e;
+    if (mp && device >= 0 && device < mp->topology().gpus) {
+      e = mp->engine(device).stats();
+      const memlake::io::MultiPathStats m = mp->stats();
+      c.paths_gpus = static_cast<std::uint32_t>(mp->topology().gpus);
+      c.transfers = m.transfers;
+      c.split = m.split;
+      for (std::size_t i = 0; i < m.bytes_via.size() && i < 16; ++i) c.bytes_via[i] = m.bytes_via[i];
+    } else {
+      std::lock_guard<std::mutex> g(a->mu);
+      auto it = a->engines.find(device);
+      if (it != a->engines.end()) e = it->second->stats();
+    }
+    c.threads = static_cast<std::uint32_t>(e.threads);
+    c.copies = e.copies;
+    c.bytes = e.bytes;
+    c.direct = e.direct;
+    c.pinned = e.pinned;
+    c.staged = e.staged;
+    c.registered = e.registered;
+    c.chunks = e.chunks;
+    std::memcpy(out, &c, std::min<std::size_t>(out->struct_size, sizeof c));
   });
 }
 

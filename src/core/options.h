@@ -25,6 +25,7 @@ struct Options {
   std::size_t copy_chunk = 4u << 20;     // copy engine staging buffer size
   int copy_register_after = 0;           // register a reused pageable buffer on its N-th copy (0 = never)
   std::size_t copy_register_limit = std::size_t{8} << 30;  // bytes the registration cache keeps registered
+  std::string copy_topology;             // multi-path copies: "" = direct only, "measure", a described topology or @FILE
   bool stats_server = false;             // serve live stats on a Unix socket
   bool shim = true;                      // LD_PRELOAD shim routes allocations to memlake
   bool shim_sync_free = true;            // shim: synchronous free waits for the device, like cuMemFree

@@ -155,7 +155,7 @@ def test_copy_between_host_buffers_and_device_memory(alloc):
     n = (5 << 20) + 3
     src = bytearray((i * 7 + 3) % 251 for i in range(n))
     d = alloc.alloc(n)
-    alloc.copy(d, src, n)              # host -> device (pipelined: pageable, large)
+    alloc.copy(d, src, n)              # host -> device (below 8 MiB: the driver's own copy)
     back = bytearray(n)
     alloc.copy(back, d, n)             # device -> host
     assert back == src
@@ -171,3 +171,26 @@ def test_copy_between_host_buffers_and_device_memory(alloc):
     with pytest.raises(memlake.InvalidArgumentError, match="nbytes is required"):
         alloc.copy(d, 12345)
     alloc.free(d)
+    st = alloc.copy_stats()
+    assert st["copies"] == 4 and st["bytes"] == 2 * n + 14
+    assert st["direct"] == 4 and st["staged"] == 0 and st["threads"] >= 1
+    assert st["paths_gpus"] == 0 and st["bytes_via"] == []
+
+
+def test_copies_over_several_paths_with_a_described_topology():
+    with memlake.Allocator(backend="host", copy_threads="2", copy_chunk="1M",
+                           copy_topology="gpus 2; pcie 24; nvlink all 200") as a:
+        n = 80 << 20
+        src = bytearray(n)
+        src[::4096] = bytes(range(256)) * (n // 4096 // 256)
+        d = a.alloc(n)
+        a.copy(d, src, n)
+        back = bytearray(n)
+        a.copy(back, d, n)
+        assert back == src
+        st = a.copy_stats()
+        assert st["paths_gpus"] == 2 and st["transfers"] == 2 and st["split"] == 2
+        assert len(st["bytes_via"]) == 2 and st["bytes_via"][1] > 0 and sum(st["bytes_via"]) == 2 * n
+        a.free(d)
+    with pytest.raises(memlake.InvalidArgumentError, match="copy_topology"):
+        memlake.Allocator(backend="host", copy_topology="gpus two")
