@@ -116,6 +116,51 @@ TEST_P(AllocatorTest, StitchTopsUpWithNewPagesOnlyForTheShortfall) {
   dev->check();
 }
 
+// Builds an idle 4-page view W (a view extended with another's pages) whose
+// last two slots are busy through that other view; returns W's address.
+void* idle_view_half_busy(core::DeviceAllocator& dev, std::size_t page, void** other) {
+  void* x = dev.alloc(2 * page, nullptr);
+  void* y = dev.alloc(2 * page, nullptr);
+  dev.free(x);
+  dev.free(y);
+  void* w = dev.alloc(4 * page, nullptr);  // one of the two views, extended with the other's pages
+  dev.free(w);
+  *other = dev.alloc(2 * page, nullptr);  // best fit: the 2-page view, whose pages W maps too
+  return w;
+}
+
+TEST_P(AllocatorTest, AnIdleViewIsRepairedInsteadOfStitchedAgain) {
+  void* u = nullptr;
+  void* w = idle_view_half_busy(*dev, page, &u);
+  ASSERT_NE(u, w);
+  fill(dev->backend(), u, 2 * page, 77);
+  const auto before = st();
+  // 4 pages: no free run fits and no view can grow at its tail; W has 2
+  // free slots, so re-mapping its 2 busy ones costs 2 maps where a new
+  // stitch would cost 4.
+  void* v = dev->alloc(4 * page, nullptr);
+  const auto after = st();
+  EXPECT_EQ(v, w) << "W itself serves the request";
+  EXPECT_EQ(after.repairs, before.repairs + 1);
+  EXPECT_EQ(after.stitches, before.stitches);
+  EXPECT_EQ(after.calls[prim::Op::map] - before.calls[prim::Op::map], 2u);
+  EXPECT_EQ(after.calls[prim::Op::unmap] - before.calls[prim::Op::unmap], 1u) << "the two busy slots, one range";
+  EXPECT_EQ(after.calls[prim::Op::create] - before.calls[prim::Op::create], 2u) << "as many new pages as a stitch";
+  EXPECT_EQ(after.calls[prim::Op::reserve], before.calls[prim::Op::reserve]) << "no new view";
+  EXPECT_EQ(after.reserved.current, 6 * page);
+  dev->check();
+  fill(dev->backend(), v, 4 * page, 5);
+  EXPECT_TRUE(holds(dev->backend(), v, 4 * page, 5));
+  EXPECT_TRUE(holds(dev->backend(), u, 2 * page, 77)) << "the pages re-mapped away from W still hold their data";
+  dev->free(v);
+  dev->free(u);
+  dev->check();
+  void* again = dev->alloc(4 * page, nullptr);
+  EXPECT_EQ(again, w) << "the repaired view is cached like any other";
+  dev->free(again);
+  dev->check();
+}
+
 TEST_P(AllocatorTest, SmallRequestsShareAPage) {
   std::vector<void*> v;
   for (int i = 0; i < 64; ++i) v.push_back(dev->alloc(1000 + i, nullptr));
@@ -275,6 +320,32 @@ TEST_F(HostStreams, PendingFreeIsNotReusedByAnotherStream) {
   void* again = dev->alloc(8 * page, s2);
   EXPECT_EQ(dev->stats().reserved.current, 8 * page) << "after completion s2 may stitch s1's pages";
   dev->free(again);
+  dev->check();
+}
+
+TEST_F(HostStreams, AViewWithPendingWorkIsNotRepaired) {
+  // As AllocatorTest.AnIdleViewIsRepairedInsteadOfStitchedAgain, but the
+  // view's last free is still pending on its stream: its slots cannot be
+  // unmapped without waiting, so a new view is stitched instead.
+  prim::Stream s1 = host->create_stream();
+  void* x = dev->alloc(2 * page, s1);
+  void* y = dev->alloc(2 * page, s1);
+  dev->free(x);
+  dev->free(y);
+  void* w = dev->alloc(4 * page, s1);
+  host->hold(s1);  // kernels on s1 still use w
+  dev->free(w);
+  void* u = dev->alloc(2 * page, s1);
+  const auto before = dev->stats();
+  void* v = dev->alloc(4 * page, s1);
+  EXPECT_NE(v, w);
+  EXPECT_EQ(dev->stats().repairs, before.repairs);
+  EXPECT_EQ(dev->stats().stitches, before.stitches + 1);
+  EXPECT_EQ(dev->stats().calls[prim::Op::unmap], before.calls[prim::Op::unmap]) << "nothing unmapped under pending work";
+  dev->check();
+  dev->free(v);
+  dev->free(u);
+  host->synchronize_stream(s1);
   dev->check();
 }
 

@@ -98,6 +98,12 @@ void run_model(const std::string& backend, std::size_t granularity, std::uint64_
       ASSERT_EQ(st.active.current, live.size());
     }
   }
+  if (stitch) {  // every way of serving a request was taken, data checked through all of them
+    const auto st = dev.stats();
+    EXPECT_GT(st.stitches, 0u);
+    EXPECT_GT(st.repairs, 0u);
+    EXPECT_GT(st.grows, 0u);
+  }
   for (auto& [p, l] : live) {
     ASSERT_TRUE(stamped(dev.backend(), p, l.size, l.seed, page));
     dev.free(p);

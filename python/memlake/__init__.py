@@ -119,6 +119,7 @@ def _stats_dict(s):
         "memlake.stitch_reuses": s.stitch_reuses,
         "memlake.stitches": s.stitches,
         "memlake.grows": s.grows,
+        "memlake.repairs": s.repairs,
         "memlake.pages_created": s.pages_created,
         "memlake.views": s.views,
         "memlake.stitched_views": s.stitched_views,

@@ -153,6 +153,7 @@ void to_c(const memlake::core::Stats& s, memlake_stats* out) {
   c.stitch_reuses = s.stitch_reuses;
   c.stitches = s.stitches;
   c.grows = s.grows;
+  c.repairs = s.repairs;
   c.pages_created = s.pages_created;
   c.views = s.views;
   c.stitched_views = s.stitched_views;

@@ -159,8 +159,15 @@ Span Allocator::acquire(std::uint32_t n, Tag tag, std::size_t request, AllocInfo
   const std::uint32_t reuse = opts_.stitch ? n : 0;
   Span s;
   try {
+    // The cheapest of: re-mapping part of an idle view, extending a view at
+    // its tail, stitching a new view (in maps, which is what costs: each
+    // page mapped is a cuMemMap and its share of cuMemSetAccess).
     std::optional<Span> ext;
-    if (opts_.stitch && !fresh) ext = pool_.take_extended(n, tag, reuse, &ti);
+    if (opts_.stitch && !fresh) {
+      const std::uint32_t extension = pool_.extension_maps(n, tag).value_or(n);
+      ext = pool_.take_repaired(n, tag, reuse, extension, &ti);
+      if (!ext) ext = pool_.take_extended(n, tag, reuse, &ti);
+    }
     s = ext ? *ext : pool_.take_stitched(n, tag, reuse, &ti);
   } catch (const Error& e) {
     if (e.code() != Errc::out_of_memory) throw;
@@ -176,6 +183,7 @@ Span Allocator::acquire(std::uint32_t n, Tag tag, std::size_t request, AllocInfo
   info.pages_created = ti.pages_created;
   info.pages_reused = ti.pages_reused;
   info.stitch_made = ti.pages_reused > 0;
+  info.repaired = ti.repaired;
   info.path = ti.pages_created ? Path::grown : Path::stitched;
   pool_.trim_views(static_cast<std::size_t>(opts_.max_mapped_ratio * static_cast<double>(pool_.pages())));
   return s;

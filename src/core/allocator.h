@@ -34,6 +34,7 @@ struct AllocInfo {
   std::uint32_t pages_created = 0;
   std::uint32_t pages_reused = 0;  // existing pages mapped into a new view
   bool stitch_made = false;        // a new view aliasing existing pages
+  bool repaired = false;           // an idle cached view re-mapped in part instead
 };
 
 struct FreeInfo {

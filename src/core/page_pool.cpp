@@ -316,7 +316,12 @@ void PagePool::attach(ViewId v, std::uint32_t from, const std::vector<PageId>& p
     if (pg.maps.empty() && i < reused) orphans_.erase({pg.tag, pages[i]});
     pg.maps.emplace_back(v, from + i);
     ++slots_mapped_;
-    w.slots.push_back(pages[i]);
+    if (from + i < w.slots.size()) {  // into a hole (take_repaired)
+      w.slots[from + i] = pages[i];
+      --w.holes;
+    } else {
+      w.slots.push_back(pages[i]);
+    }
   }
   if (reused) w.stitched = true;
 }
@@ -351,7 +356,7 @@ Span PagePool::take_stitched(std::uint32_t n, Tag tag, std::uint32_t reuse_max, 
   return mark_busy(v, 0, n);
 }
 
-std::optional<Span> PagePool::take_extended(std::uint32_t n, Tag tag, std::uint32_t reuse_max, TakeInfo* info) {
+const PagePool::RunKey* PagePool::best_extension(std::uint32_t n, Tag tag) const {
   // The longest free run that ends at a view's last mapped slot and whose
   // view has room for n slots from the run's start: only n - len pages
   // need mapping (and setting access), instead of n.
@@ -364,6 +369,16 @@ std::optional<Span> PagePool::take_extended(std::uint32_t n, Tag tag, std::uint3
           (!best || it->len > best->len))
         best = &*it;
     }
+  return best;
+}
+
+std::optional<std::uint32_t> PagePool::extension_maps(std::uint32_t n, Tag tag) const {
+  const RunKey* best = best_extension(n, tag);
+  return best ? std::optional<std::uint32_t>(n - best->len) : std::nullopt;
+}
+
+std::optional<Span> PagePool::take_extended(std::uint32_t n, Tag tag, std::uint32_t reuse_max, TakeInfo* info) {
+  const RunKey* best = best_extension(n, tag);
   if (!best) return std::nullopt;
   const RunKey k = *best;
   const std::uint32_t extra = n - k.len;
@@ -381,6 +396,85 @@ std::optional<Span> PagePool::take_extended(std::uint32_t n, Tag tag, std::uint3
   attach(k.view, from, chosen, reused);
   if (info) *info = TakeInfo{views_[k.view].stitched, reused, extra - reused};
   return mark_busy(k.view, k.start, n);
+}
+
+std::optional<Span> PagePool::take_repaired(std::uint32_t n, Tag tag, std::uint32_t reuse_max, std::uint32_t max_maps,
+                                            TakeInfo* info) {
+  if (n == 0) return std::nullopt;
+  auto serves = [&](PageId p) {
+    return p != kHole && !pages_[p].busy && (pages_[p].tag == tag || pages_[p].tag == kGlobal);
+  };
+  auto quiet = [&](const View& w) {
+    for (auto [t, seq] : w.last_free)
+      if (!quiescer_.done(t, seq)) return false;
+    return true;
+  };
+  // The idle view window with the fewest slots that cannot serve (sliding
+  // count over each view's slots; views with live spans are left alone,
+  // their busy pages may be their own).
+  ViewId best = 0;
+  std::uint32_t best_start = 0, best_bad = std::min(n, max_maps);
+  for (ViewId v = 0; v < views_.size(); ++v) {
+    const View& w = views_[v];
+    const auto size = static_cast<std::uint32_t>(w.slots.size());
+    if (!w.live || w.spans != 0 || size < n) continue;
+    std::uint32_t bad = 0;
+    for (std::uint32_t i = 0; i < n; ++i) bad += !serves(w.slots[i]);
+    std::uint32_t least = bad, at = 0;
+    for (std::uint32_t i = n; i < size && least > 0; ++i) {
+      bad = bad + !serves(w.slots[i]) - !serves(w.slots[i - n]);
+      if (bad < least) least = bad, at = i - n + 1;
+    }
+    if (least < best_bad && quiet(w)) best = v, best_start = at, best_bad = least;
+  }
+  if (best_bad >= std::min(n, max_maps)) return std::nullopt;
+  View& w = views_[best];
+  const std::uint32_t end = best_start + n;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> chunks;  // slots to re-map
+  for (std::uint32_t i = best_start; i < end;) {
+    if (serves(w.slots[i])) {
+      ++i;
+      continue;
+    }
+    std::uint32_t j = i;
+    while (j < end && !serves(w.slots[j])) ++j;
+    chunks.emplace_back(i, j);
+    i = j;
+  }
+  // Free pages from elsewhere; a view maps each page at most once.
+  const std::uint32_t m = next_mark();
+  for (PageId p : w.slots)
+    if (p != kHole) pages_[p].mark = m;
+  std::vector<PageId> chosen = choose_free(std::min(reuse_max, best_bad), tag, m);
+  const auto reused = static_cast<std::uint32_t>(chosen.size());
+  std::uint32_t next = 0, created = 0;
+  try {
+    for (auto [a, b] : chunks)  // holes stay holes; mapped slots are unmapped
+      for (std::uint32_t x = a; x < b;) {
+        if (w.slots[x] == kHole) {
+          ++x;
+          continue;
+        }
+        std::uint32_t y = x;
+        while (y < b && w.slots[y] != kHole) ++y;
+        unmap_slots(w, x, y);
+        x = y;
+      }
+    for (auto [a, b] : chunks) {
+      const std::uint32_t r = std::min(b - a, reused - next);
+      std::vector<PageId> part(chosen.begin() + next, chosen.begin() + next + r);
+      next += r;
+      part = map_pages(w.va + static_cast<std::size_t>(a) * page_, std::move(part), b - a);
+      attach(best, a, part, r);
+      created += b - a - r;
+    }
+  } catch (...) {
+    reindex(best);  // the view keeps holes where mapping failed
+    throw;
+  }
+  reindex(best);
+  if (info) *info = TakeInfo{w.stitched, reused, created, true};
+  return mark_busy(best, best_start, n);
 }
 
 void PagePool::push_unsettled(Tag tag, const Unsettled& u) {

@@ -53,6 +53,8 @@ class Quiescer {
  public:
   virtual ~Quiescer() = default;
   virtual void wait(Tag tag, std::uint64_t seq) = 0;
+  // Whether that work is complete, without blocking.
+  virtual bool done(Tag tag, std::uint64_t seq) = 0;
 };
 
 // How a span was obtained, for statistics.
@@ -60,6 +62,7 @@ struct TakeInfo {
   bool stitched_view = false;   // the span lies in a view that aliases pages
   std::uint32_t pages_reused = 0;   // existing pages mapped into a new view
   std::uint32_t pages_created = 0;  // new physical pages
+  bool repaired = false;            // an idle view was re-mapped in part (take_repaired)
 };
 
 class PagePool {
@@ -87,6 +90,22 @@ class PagePool {
   // ones first, new ones for the rest). nullopt if no view qualifies.
   // Strong guarantee like take_stitched.
   std::optional<Span> take_extended(std::uint32_t n, Tag tag, std::uint32_t reuse_max, TakeInfo* info = nullptr);
+
+  // Repairs an idle cached view instead of stitching a new one: in the
+  // window of n consecutive slots of one idle view that has the fewest slots
+  // unable to serve `tag` (holes, pages busy through another view, another
+  // stream's pages), only those slots are re-mapped, with free pages from
+  // elsewhere (at most `reuse_max`) or new ones. r maps instead of n, and
+  // the same new pages as a stitch would create. Only views whose frees are
+  // complete qualify (their slots are unmapped without waiting), and only a
+  // window needing fewer than min(n, max_maps) maps. nullopt if none
+  // qualifies. On failure the state stays consistent (the view keeps
+  // holes) and nothing is lost.
+  std::optional<Span> take_repaired(std::uint32_t n, Tag tag, std::uint32_t reuse_max, std::uint32_t max_maps,
+                                    TakeInfo* info = nullptr);
+  // The pages take_extended(n, tag) would map, nullopt if no view qualifies
+  // (it may still decline, see there).
+  std::optional<std::uint32_t> extension_maps(std::uint32_t n, Tag tag) const;
 
   // Pages of `s` become FREE, tagged `tag`, freed as number `seq` of it.
   void give_back(const Span& s, Tag tag, std::uint64_t seq);
@@ -173,6 +192,7 @@ class PagePool {
   std::vector<PageId> choose_free(std::uint32_t want, Tag tag, std::uint32_t mark);
   std::vector<PageId> map_pages(std::uintptr_t va, std::vector<PageId> chosen, std::uint32_t n);
   void attach(ViewId v, std::uint32_t from, const std::vector<PageId>& pages, std::uint32_t reused);
+  const RunKey* best_extension(std::uint32_t n, Tag tag) const;
   void reindex(ViewId v);
   // Re-index only the runs of v that touch slots [a, b), whose pages must
   // all be BUSY or all FREE with one tag.

@@ -37,6 +37,7 @@ class StreamTracker final : public Quiescer {
   std::uint64_t poll(Tag t, std::uint64_t want);
   // Blocks until free number `seq` of `t` is complete.
   void wait(Tag t, std::uint64_t seq) override;
+  bool done(Tag t, std::uint64_t seq) override { return t == 0 || poll(t, seq) >= seq; }
 
   std::size_t pending_events() const;
 

@@ -93,6 +93,8 @@ std::string render_prometheus(int pid, const std::vector<core::Stats>& s) {
       {"memlake_stitched_views", "Stitched ranges", "gauge", [](const core::Stats& x) { return x.stitched_views; }},
       {"memlake_allocations_total", "Allocations served", "counter", [](const core::Stats& x) { return x.num_allocs; }},
       {"memlake_stitches_total", "Stitches made", "counter", [](const core::Stats& x) { return x.stitches; }},
+      {"memlake_repairs_total", "Idle cached views re-mapped in part instead of a new stitch", "counter",
+       [](const core::Stats& x) { return x.repairs; }},
       {"memlake_ooms_total", "Out-of-memory failures", "counter", [](const core::Stats& x) { return x.num_ooms; }},
       {"memlake_driver_calls_total", "Primitive (driver) calls", "counter", [](const core::Stats& x) { return driver_calls(x); }},
       {"memlake_driver_call_microseconds_total", "Wall-clock time inside primitive (driver) calls", "counter",
