@@ -3,6 +3,7 @@
 # minutes): builds the library and tools (no test suite), then runs, each
 # step bounded by its own timeout and logged to $OUT/<step>.txt:
 #   alloc   the allocator hot path, C++ and C ABI, fresh and fragmented
+#   replay  both shipped traces on the cuda backend (driver calls and their time)
 #   shim    the shim probe: static runtime without the wait in free, and the
 #           shared runtime plain, without the wait, and with
 #           MEMLAKE_SHIM_COPY=1 (decision log)
@@ -29,6 +30,10 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMLAKE_BUILD_TEST
 export MEMLAKE_LIBRARY=$PWD/build-gpu/libmemlake.so PYTHONUNBUFFERED=1
 pre=LD_PRELOAD=$PWD/build-gpu/libmemlake_preload.so
 [ -n "${SKIP_ALLOC:-}" ] || step alloc 90 ./build-gpu/memlake bench alloc --backend cuda --fragmented
+# The shipped traces on the cuda backend: driver calls and the time inside them (repairs
+# of cached views since session 12). .gpu/ carries copies of the traces.
+[ -n "${SKIP_REPLAY:-}" ] || step replay 120 bash -c 'for t in .gpu/opt13b-LR.csv.gz .gpu/llama1b-gen.csv.gz; do
+    ./build-gpu/memlake replay "$t" --backend cuda --check; done'
 if [ -z "${SKIP_SHIM:-}" ]; then
   nvcc -O2 -o build-gpu/shim_probe tests/gpu/shim_probe.cu -lcuda > "$out/nvcc.txt" 2>&1
   nvcc -O2 -cudart shared -o build-gpu/shim_probe_dyn tests/gpu/shim_probe.cu -lcuda >> "$out/nvcc.txt" 2>&1
@@ -47,4 +52,4 @@ fi
   --probe-steps 6 --out "$out/torch.json" --plot "$out/torch.png"
 [ -n "${SKIP_PYTEST:-}" ] || step pytest 150 python3 -m pytest -q -rs tests/python
 [ -n "${SKIP_SWEEP:-}" ] || step sweep "${SWEEP_S:-90}" env OUT="$out" THREADS="${THREADS:-16}" CHUNKS="${CHUNKS:-2M 4M}" scripts/gpu_copy_sweep.sh
-for f in alloc shim tlb torch pytest sweep; do [ -f "$out/$f.txt" ] && { echo "==== $f"; tail -45 "$out/$f.txt"; }; done
+for f in alloc replay shim tlb torch pytest sweep; do [ -f "$out/$f.txt" ] && { echo "==== $f"; tail -45 "$out/$f.txt"; }; done
