@@ -131,6 +131,11 @@ memlake_status null_arg(const char* what) {
   return MEMLAKE_ERROR_INVALID_ARGUMENT;
 }
 
+memlake_status size_unset(const char* type) {
+  t_last_error = std::string(type) + ".struct_size is not set";
+  return MEMLAKE_ERROR_INVALID_ARGUMENT;
+}
+
 void fill(memlake_stat* out, const memlake::core::Stat& s) {
   out->current = s.current;
   out->peak = s.peak;
@@ -319,10 +324,7 @@ const char* memlake_prim_op_name(int op) {
 
 memlake_status memlake_get_stats(memlake_allocator* a, int device, memlake_stats* stats) {
   if (!a || !stats) return null_arg("allocator or stats");
-  if (stats->struct_size < offsetof(memlake_stats, requested_bytes)) {
-    t_last_error = "memlake_stats.struct_size is not set";
-    return MEMLAKE_ERROR_INVALID_ARGUMENT;
-  }
+  if (stats->struct_size < offsetof(memlake_stats, requested_bytes)) return size_unset("memlake_stats");
   return guarded([&] {
     memlake::core::Stats s;
     s.device = device;
@@ -391,10 +393,7 @@ memlake_status memlake_copy_forget(memlake_allocator* a, const void* ptr, size_t
 
 memlake_status memlake_get_copy_stats(memlake_allocator* a, int device, memlake_copy_stats* out) {
   if (!a || !out) return null_arg("allocator or stats");
-  if (out->struct_size < offsetof(memlake_copy_stats, threads)) {
-    t_last_error = "memlake_copy_stats.struct_size is not set";
-    return MEMLAKE_ERROR_INVALID_ARGUMENT;
-  }
+  if (out->struct_size < offsetof(memlake_copy_stats, threads)) return size_unset("memlake_copy_stats");
   return guarded([&] {
     // Only what exists is read: a query never starts an engine.
     memlake_copy_stats c{};
