@@ -447,6 +447,10 @@ std::optional<Span> PagePool::take_repaired(std::uint32_t n, Tag tag, std::uint3
     if (p != kHole) pages_[p].mark = m;
   std::vector<PageId> chosen = choose_free(std::min(reuse_max, best_bad), tag, m);
   const auto reused = static_cast<std::uint32_t>(chosen.size());
+  // Never create more pages than a new stitch would: free pages of this
+  // view outside the window cannot join it, but could join a new view.
+  const std::size_t stitch_creates = n - std::min<std::size_t>({reuse_max, n, usable_free_pages(tag)});
+  if (best_bad - reused > stitch_creates) return std::nullopt;
   std::uint32_t next = 0, created = 0;
   try {
     for (auto [a, b] : chunks)  // holes stay holes; mapped slots are unmapped
