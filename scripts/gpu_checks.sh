@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# One-call GPU validation for a short device lease (one command, about 9
-# minutes): builds the library and tools (no test suite), then runs, each
+# GPU validation for a short device lease: builds the library and tools (no
+# test suite), then runs, each
 # step bounded by its own timeout and logged to $OUT/<step>.txt:
 #   alloc   the allocator hot path, C++ and C ABI, fresh and fragmented
 #   replay  both shipped traces on the cuda backend (driver calls and their time)
@@ -14,6 +14,9 @@
 #           at batch $BOUND under the 24 GiB cap
 #   pytest  the Python suite, GPU tests included
 #   sweep   copy-engine threads x staging chunk at 256 MiB
+# Everything takes more than one 10-minute call; split it with the SKIP_*
+# variables, e.g. first SKIP_TORCH=1, then only the torch step with
+# STRATEGIES=LR,R,LRV (TORCH_S up to about 500).
 # scripts/gpu_suite.sh is the full run (GoogleTest on the cuda backend,
 # replays, safety probes, stat latency).
 set -uo pipefail
@@ -47,8 +50,9 @@ if [ -z "${SKIP_TLB:-}" ]; then
   nvcc -O2 -arch=sm_90 -o build-gpu/tlb_probe tests/gpu/tlb_probe.cu -lcuda >> "$out/nvcc.txt" 2>&1
   step tlb 120 ./build-gpu/tlb_probe 8
 fi
+# TORCH_EXTRA replaces the loss check and the live-bytes bound (e.g. TORCH_EXTRA="--repeats 2").
 [ -n "${SKIP_TORCH:-}" ] || step torch "${TORCH_S:-300}" python3 bench/torch_fragmentation.py --strategies "${STRATEGIES:-LR}" \
-  --allocators "${ALLOCATORS:-native,memlake,memlake:granularity=8M}" --loss-check --bound-batch "${BOUND:-30}" \
+  --allocators "${ALLOCATORS:-native,memlake,memlake:granularity=8M}" ${TORCH_EXTRA:---loss-check --bound-batch ${BOUND:-30}} \
   --probe-steps 6 --out "$out/torch.json" --plot "$out/torch.png"
 [ -n "${SKIP_PYTEST:-}" ] || step pytest 150 python3 -m pytest -q -rs tests/python
 [ -n "${SKIP_SWEEP:-}" ] || step sweep "${SWEEP_S:-90}" env OUT="$out" THREADS="${THREADS:-16}" CHUNKS="${CHUNKS:-2M 4M}" scripts/gpu_copy_sweep.sh
