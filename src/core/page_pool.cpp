@@ -117,7 +117,7 @@ void PagePool::reindex_window(ViewId v, std::uint32_t a, std::uint32_t b) {
     const RunKey r = *last;
     const std::uint32_t end = r.start + r.len;
     const bool joins = free_now && r.tag == t;
-    runs_.erase(r);
+    spare_nodes_.push_back(runs_.extract(r));  // its node is reused below
     if (r.start < a) {  // the part left of the window
       if (joins)
         lo = r.start;
@@ -137,7 +137,16 @@ void PagePool::reindex_window(ViewId v, std::uint32_t a, std::uint32_t b) {
             [](const RunKey& x, const RunKey& y) { return x.start < y.start; });
   auto at = runs.erase(first, last);
   runs.insert(at, scratch_runs_.begin(), scratch_runs_.end());
-  for (const RunKey& k : scratch_runs_) runs_.insert(k);
+  for (const RunKey& k : scratch_runs_) {
+    if (spare_nodes_.empty()) {
+      runs_.insert(k);
+      continue;
+    }
+    spare_nodes_.back().value() = k;
+    runs_.insert(std::move(spare_nodes_.back()));
+    spare_nodes_.pop_back();
+  }
+  spare_nodes_.clear();
 }
 
 void PagePool::reindex_slots(const std::vector<std::pair<ViewId, std::uint32_t>>& pairs) {
@@ -203,8 +212,9 @@ void PagePool::reindex_aliases(ViewId v, std::uint32_t first, std::uint32_t n) {
   // The other views' slots that map these pages.
   auto& pairs = scratch_pairs_;
   pairs.clear();
+  const PageId* slots = views_[v].slots.data();
   for (std::uint32_t i = first; i < first + n; ++i)
-    for (auto vs : pages_[views_[v].slots[i]].maps)
+    for (auto vs : pages_[slots[i]].maps)
       if (vs.first != v) pairs.push_back(vs);
   reindex_slots(pairs);
 }
@@ -223,8 +233,8 @@ std::optional<Span> PagePool::take_fit(std::uint32_t n, Tag tag, TakeInfo* info)
   return mark_busy(k.view, k.start, n);
 }
 
-std::size_t& PagePool::free_by_tag(Tag t) {
-  if (t >= free_by_tag_.size()) free_by_tag_.resize(t + 1, 0);
+std::size_t& PagePool::grow_tags(Tag t) {
+  free_by_tag_.resize(t + 1, 0);
   return free_by_tag_[t];
 }
 
@@ -498,10 +508,10 @@ void PagePool::give_back(const Span& s, Tag tag, std::uint64_t seq) {
     pg.busy = false;
     pg.tag = tag;
     pg.seq = seq;
-    ++free_pages_;
-    ++free_by_tag(tag);
     aliased |= pg.maps.size() > 1;
   }
+  free_pages_ += s.count;
+  free_by_tag(tag) += s.count;
   if (tag != kGlobal) push_unsettled(tag, Unsettled{seq, s.view, s.first, s.count});
   auto lf = std::find_if(w.last_free.begin(), w.last_free.end(), [&](auto& e) { return e.first == tag; });
   if (lf == w.last_free.end())

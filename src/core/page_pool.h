@@ -160,7 +160,13 @@ class PagePool {
     std::uint32_t len;
     ViewId view;
     std::uint32_t start;
-    auto operator<=>(const RunKey&) const = default;
+    // Ordered by (tag, len, view, start), compared as two 64-bit words:
+    // the index's hottest operation.
+    friend bool operator<(const RunKey& x, const RunKey& y) {
+      const std::uint64_t a = std::uint64_t{x.tag} << 32 | x.len, b = std::uint64_t{y.tag} << 32 | y.len;
+      return a < b || (a == b && (std::uint64_t{x.view} << 32 | x.start) < (std::uint64_t{y.view} << 32 | y.start));
+    }
+    bool operator==(const RunKey&) const = default;
   };
   struct View {
     bool live = false;
@@ -212,7 +218,8 @@ class PagePool {
   void unidle(ViewId v);
   Span mark_busy(ViewId v, std::uint32_t first, std::uint32_t n);
   std::uint32_t next_mark() { return ++mark_epoch_; }
-  std::size_t& free_by_tag(Tag t);
+  std::size_t& free_by_tag(Tag t) { return t < free_by_tag_.size() ? free_by_tag_[t] : grow_tags(t); }
+  std::size_t& grow_tags(Tag t);
   void prune(Tag tag);
 
   prim::Backend& be_;
@@ -231,6 +238,7 @@ class PagePool {
   std::size_t pages_live_ = 0, free_pages_ = 0, slots_mapped_ = 0, views_live_ = 0;
   std::uint32_t mark_epoch_ = 0;
   std::vector<RunKey> scratch_runs_;
+  std::vector<std::set<RunKey>::node_type> spare_nodes_;  // reindex_window: erased index nodes, reused
   struct Window {
     ViewId view;
     std::uint32_t start, end;
