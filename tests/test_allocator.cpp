@@ -161,6 +161,49 @@ TEST_P(AllocatorTest, AnIdleViewIsRepairedInsteadOfStitchedAgain) {
   dev->check();
 }
 
+TEST_P(AllocatorTest, LargeHandlesServeGrowthAndRoundOnlyWhenTakenWhole) {
+  Options o = options();
+  o.handle_size = 4 * page;
+  core::DeviceAllocator big(0, o);
+  auto calls = [&](prim::Op op) { return big.stats().calls[op]; };
+  void* a = big.alloc(9 * page, nullptr);  // growth: two 4-page handles and one single page
+  EXPECT_EQ(calls(prim::Op::create), 3u);
+  EXPECT_EQ(calls(prim::Op::map), 3u);
+  EXPECT_EQ(big.stats().reserved.current, 9 * page);
+  EXPECT_EQ(big.stats().allocated.current, 9 * page);
+  fill(big.backend(), a, 9 * page, 3);
+  EXPECT_TRUE(holds(big.backend(), a, 9 * page, 3));
+  big.free(a);
+  // The cached view holds handles of 4, 4 and 1 pages; requests take them whole.
+  void* b = big.alloc(4 * page, nullptr);  // exactly one large handle
+  EXPECT_EQ(big.stats().allocated.current, 4 * page);
+  void* c = big.alloc(3 * page, nullptr);  // the other large handle, taken whole
+  EXPECT_EQ(big.stats().allocated.current, 8 * page);
+  EXPECT_EQ(big.stats().requested.current, 7 * page);
+  void* d = big.alloc(page, nullptr);  // the single page: no growth
+  EXPECT_EQ(big.stats().reserved.current, 9 * page);
+  EXPECT_EQ(calls(prim::Op::create), 3u);
+  fill(big.backend(), b, 4 * page, 4);
+  fill(big.backend(), c, 3 * page, 5);
+  fill(big.backend(), d, page, 6);
+  EXPECT_TRUE(holds(big.backend(), b, 4 * page, 4));
+  EXPECT_TRUE(holds(big.backend(), c, 3 * page, 5));
+  EXPECT_TRUE(holds(big.backend(), d, page, 6));
+  big.check();
+  big.free(c);
+  big.free(b);
+  big.free(d);
+  // A stitch over free handles of both sizes: 9 pages again, no new memory.
+  void* e = big.alloc(9 * page, nullptr);
+  EXPECT_EQ(big.stats().reserved.current, 9 * page);
+  big.free(e);
+  big.check();
+  EXPECT_EQ(big.empty_cache(), 9 * page);
+  Options bad = options();
+  bad.handle_size = page + page / 2;
+  EXPECT_EQ(error_of([&] { core::DeviceAllocator x(0, bad); }), Errc::invalid_argument);
+}
+
 TEST_P(AllocatorTest, SmallRequestsShareAPage) {
   std::vector<void*> v;
   for (int i = 0; i < 64; ++i) v.push_back(dev->alloc(1000 + i, nullptr));

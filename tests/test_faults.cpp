@@ -14,7 +14,7 @@ struct Rig {
   prim::HostBackend* host;
   prim::FaultyBackend* faulty;
   std::unique_ptr<core::DeviceAllocator> dev;
-  explicit Rig(bool stitch = true) {
+  explicit Rig(bool stitch = true, std::size_t handle_pages = 0) {
     auto h = std::make_unique<prim::HostBackend>(0, kPage, 0);
     host = h.get();
     auto f = std::make_unique<prim::FaultyBackend>(std::move(h));
@@ -23,6 +23,7 @@ struct Rig {
     o.backend = "host";
     o.stitch = stitch;
     o.small_max = kPage / 4;
+    o.handle_size = handle_pages * kPage;
     dev = std::make_unique<core::DeviceAllocator>(std::move(f), o);
   }
 };
@@ -89,8 +90,10 @@ INSTANTIATE_TEST_SUITE_P(Ops, FaultOnOp,
                          [](const auto& p) { return std::string(prim::op_name(p.param)); });
 
 TEST(Faults, RandomFaultsDuringRandomWorkloadLeakNothing) {
-  for (bool stitch : {true, false}) {
-    Rig r(stitch);
+  // Without stitching, with it, and with handles of 4 pages for growth.
+  for (auto [stitch, handle_pages] : {std::pair{true, 0}, std::pair{false, 0}, std::pair{true, 4}}) {
+    SCOPED_TRACE("stitch " + std::to_string(stitch) + ", handle pages " + std::to_string(handle_pages));
+    Rig r(stitch, static_cast<std::size_t>(handle_pages));
     std::mt19937_64 rng(42);
     std::vector<void*> live;
     r.faulty->fail_randomly(0.05, 7, {prim::Op::reserve, prim::Op::create, prim::Op::map, prim::Op::set_access});

@@ -30,10 +30,12 @@ bool stamped(prim::Backend& be, void* p, std::size_t n, std::uint64_t seed, std:
   return !has_tail(n, page) || holds(be, static_cast<char*>(p) + n - 64, 64, seed ^ 0xabc);
 }
 
-void run_model(const std::string& backend, std::size_t granularity, std::uint64_t seed, int steps, bool stitch) {
+void run_model(const std::string& backend, std::size_t granularity, std::uint64_t seed, int steps, bool stitch,
+               std::size_t handle_pages = 0) {
   Options o;
   o.backend = backend;
   o.granularity = granularity;
+  o.handle_size = handle_pages * granularity;
   o.stitch = stitch;
   o.small_max = granularity / 4;
   o.max_mapped_ratio = 2.0;  // exercise view eviction
@@ -103,6 +105,7 @@ void run_model(const std::string& backend, std::size_t granularity, std::uint64_
     EXPECT_GT(st.stitches, 0u);
     EXPECT_GT(st.repairs, 0u);
     EXPECT_GT(st.grows, 0u);
+    if (handle_pages > 1) EXPECT_LT(st.calls[prim::Op::create], st.pages_created) << "large handles were created";
   }
   for (auto& [p, l] : live) {
     ASSERT_TRUE(stamped(dev.backend(), p, l.size, l.seed, page));
@@ -122,6 +125,17 @@ TEST_P(ModelTest, RandomOperationsAgainstReferenceModel) {
   for (std::uint64_t seed : {1u, 2u, 3u}) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     run_model(GetParam(), g, seed, is_host() ? 6000 : 1500, true);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST_P(ModelTest, WithLargeHandles) {
+  // Growth creates handles of 4 pages: allocations round to whole handles
+  // where they take one, stitches and repairs mix both sizes.
+  if (!is_host()) GTEST_SKIP() << "host backend only (the page size must be known in advance)";
+  for (std::uint64_t seed : {4u, 5u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    run_model(GetParam(), 64 << 10, seed, 6000, true, 4);
     if (HasFatalFailure()) return;
   }
 }

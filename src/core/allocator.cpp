@@ -9,11 +9,24 @@
 
 namespace memlake::core {
 
+namespace {
+// Options::handle_size in pages (slots) of this backend; 0 means one page.
+std::uint32_t handle_slots(const Options& o, const prim::Backend& be) {
+  const std::size_t page = be.granularity();
+  if (o.handle_size == 0) return 1;
+  if (o.handle_size % page != 0 || o.handle_size / page > 1024)
+    throw_error(Errc::invalid_argument, "handle_size (" + format_bytes(o.handle_size) +
+                                            ") must be a multiple of the page size (" + format_bytes(page) +
+                                            ") and at most 1024 pages");
+  return static_cast<std::uint32_t>(o.handle_size / page);
+}
+}  // namespace
+
 Allocator::Allocator(prim::Backend& backend, const Options& opts)
     : be_(backend),
       opts_(opts),
       tracker_(backend),
-      pool_(backend, tracker_),
+      pool_(backend, tracker_, handle_slots(opts, backend)),
       small_(*this, backend.granularity()),
       cap_(opts.memory_cap),
       safe_(opts.guard || opts.quarantine > 0) {
@@ -68,7 +81,7 @@ void* Allocator::alloc(std::size_t size, prim::Stream stream, AllocInfo* out) {
   if (pages > std::numeric_limits<std::uint32_t>::max())
     throw_error(Errc::invalid_argument, "alloc of " + format_bytes(size) + ": too many pages");
   Span s = acquire(static_cast<std::uint32_t>(pages), tag, size, info);
-  info.rounded = pages * page;
+  info.rounded = static_cast<std::size_t>(s.count) * page;  // whole pages: large handles may round further
   records_.emplace(s.va, Record{size, tag, nullptr, s});
   if (out) *out = info;
   return reinterpret_cast<void*>(s.va);
@@ -100,8 +113,8 @@ void* Allocator::alloc_safe(std::size_t size, Tag tag, AllocInfo& info) {
   if (pages > std::numeric_limits<std::uint32_t>::max())
     throw_error(Errc::invalid_argument, "alloc of " + format_bytes(size) + ": too many pages");
   Span s = acquire(static_cast<std::uint32_t>(pages), tag, size, info, /*fresh=*/true);
-  info.rounded = pages * page;
-  const std::uintptr_t end = s.va + pages * page;
+  info.rounded = static_cast<std::size_t>(s.count) * page;
+  const std::uintptr_t end = s.va + info.rounded;
   const std::uintptr_t p = opts_.guard ? end - r : s.va;
   if (opts_.guard) fault::add_guard(end, end + page, p, size);
   records_.emplace(p, Record{size, tag, nullptr, s});

@@ -15,6 +15,7 @@ namespace memlake {
 struct Options {
   std::string backend = "cuda";
   std::size_t granularity = 0;           // 0 = backend default
+  std::size_t handle_size = 0;           // growth creates handles of this size (pages) for the bulk; 0 = one page
   std::size_t small_max = 1u << 20;      // requests <= this are packed in slabs
   std::size_t memory_cap = 0;            // 0 = none
   bool stitch = true;

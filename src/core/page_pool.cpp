@@ -13,8 +13,8 @@ namespace {
 
 }  // namespace
 
-PagePool::PagePool(prim::Backend& backend, Quiescer& quiescer)
-    : be_(backend), quiescer_(quiescer), page_(backend.granularity()) {}
+PagePool::PagePool(prim::Backend& backend, Quiescer& quiescer, std::uint32_t handle_slots)
+    : be_(backend), quiescer_(quiescer), page_(backend.granularity()), handle_slots_(std::max<std::uint32_t>(handle_slots, 1)) {}
 
 PagePool::~PagePool() {
   for (View& w : views_) {
@@ -213,24 +213,43 @@ void PagePool::reindex_aliases(ViewId v, std::uint32_t first, std::uint32_t n) {
   auto& pairs = scratch_pairs_;
   pairs.clear();
   const PageId* slots = views_[v].slots.data();
-  for (std::uint32_t i = first; i < first + n; ++i)
-    for (auto vs : pages_[slots[i]].maps)
-      if (vs.first != v) pairs.push_back(vs);
+  for (std::uint32_t i = first; i < first + n;) {  // spans start and end on page boundaries
+    const Page& pg = pages_[slots[i]];
+    for (auto [vs, s0] : pg.maps)
+      if (vs != v)
+        for (std::uint32_t j = 0; j < pg.k; ++j) pairs.emplace_back(vs, s0 + j);
+    i += pg.k;
+  }
   reindex_slots(pairs);
 }
 
 std::optional<Span> PagePool::take_fit(std::uint32_t n, Tag tag, TakeInfo* info) {
-  auto best = runs_.end();
-  auto a = runs_.lower_bound(RunKey{tag, n, 0, 0});
-  if (a != runs_.end() && a->tag == tag) best = a;
-  if (tag != kGlobal) {
-    auto b = runs_.lower_bound(RunKey{kGlobal, n, 0, 0});
-    if (b != runs_.end() && b->tag == kGlobal && (best == runs_.end() || b->len < best->len)) best = b;
-  }
-  if (best == runs_.end()) return std::nullopt;
+  // Best fit. Whole pages are taken from a run's start, so with pages of
+  // several slots a run may cover n only with some overshoot: the least
+  // overshoot wins, then the shorter run; only the few shortest runs that
+  // fit are looked at. With single-slot pages: the shortest run.
+  const RunKey* best = nullptr;
+  std::uint32_t best_c = 0;
+  auto cover = [&](const RunKey& k) {  // slots taken from k for n
+    const View& w = views_[k.view];
+    std::uint32_t c = 0;
+    while (c < n) c += pages_[w.slots[k.start + c]].k;
+    return c;
+  };
+  auto consider = [&](Tag t) {
+    int looked = 0;
+    for (auto it = runs_.lower_bound(RunKey{t, n, 0, 0}); it != runs_.end() && it->tag == t && looked < 16; ++it, ++looked) {
+      const std::uint32_t c = handle_slots_ == 1 ? n : cover(*it);
+      if (!best || c < best_c || (c == best_c && it->len < best->len)) best = &*it, best_c = c;
+      if (c == n) break;  // exact; later runs of this tag are longer
+    }
+  };
+  consider(tag);
+  if (tag != kGlobal) consider(kGlobal);
+  if (!best) return std::nullopt;
   const RunKey k = *best;
   if (info) *info = TakeInfo{views_[k.view].stitched, 0, 0};
-  return mark_busy(k.view, k.start, n);
+  return mark_busy(k.view, k.start, best_c);
 }
 
 std::size_t& PagePool::grow_tags(Tag t) {
@@ -244,76 +263,99 @@ std::size_t PagePool::usable_free_pages(Tag tag) const {
   return n;
 }
 
-std::vector<PageId> PagePool::choose_free(std::uint32_t want, Tag tag, std::uint32_t mark) {
+std::vector<PageId> PagePool::choose_free(std::uint32_t want, Tag tag, std::uint32_t mark, std::uint32_t* got,
+                                          bool exact) {
   // Orphans first (nobody else can use them), then the largest free runs
   // (few source views, long runs kept whole rather than nibbled). Pages
-  // already carrying `mark` are excluded.
+  // already carrying `mark` are excluded. A first pass takes only pages
+  // that fit in what is still wanted; unless `exact`, a second pass covers
+  // the rest with larger pages (overshoot rather than new memory).
   std::vector<PageId> chosen;
-  chosen.reserve(want);
+  std::uint32_t have = 0;
+  auto take = [&](PageId p, bool fit_only) {
+    Page& pg = pages_[p];
+    if (pg.mark == mark || (fit_only && have + pg.k > want)) return;
+    pg.mark = mark;
+    chosen.push_back(p);
+    have += pg.k;
+  };
   const Tag tags[2] = {tag, kGlobal};
   const int ntags = tag == kGlobal ? 1 : 2;
-  for (int ti = 0; ti < ntags && chosen.size() < want; ++ti)
-    for (auto it = orphans_.lower_bound({tags[ti], 0});
-         it != orphans_.end() && it->first == tags[ti] && chosen.size() < want; ++it) {
-      chosen.push_back(it->second);
-      pages_[it->second].mark = mark;
+  std::vector<RunKey> cand;
+  bool listed = false;
+  for (int pass = 0; pass < (exact ? 1 : 2) && have < want; ++pass) {
+    const bool fit_only = pass == 0;
+    for (int ti = 0; ti < ntags && have < want; ++ti)
+      for (auto it = orphans_.lower_bound({tags[ti], 0}); it != orphans_.end() && it->first == tags[ti] && have < want; ++it)
+        take(it->second, fit_only);
+    if (have >= want) break;
+    if (!listed) {
+      for (int ti = 0; ti < ntags; ++ti)
+        for (auto it = runs_.lower_bound(RunKey{tags[ti], 0, 0, 0}); it != runs_.end() && it->tag == tags[ti]; ++it)
+          cand.push_back(*it);
+      std::stable_sort(cand.begin(), cand.end(), [](const RunKey& x, const RunKey& y) { return x.len > y.len; });
+      listed = true;
     }
-  if (chosen.size() < want) {
-    std::vector<RunKey> cand;
-    for (int ti = 0; ti < ntags; ++ti)
-      for (auto it = runs_.lower_bound(RunKey{tags[ti], 0, 0, 0}); it != runs_.end() && it->tag == tags[ti]; ++it)
-        cand.push_back(*it);
-    std::stable_sort(cand.begin(), cand.end(), [](const RunKey& x, const RunKey& y) { return x.len > y.len; });
     for (const RunKey& k : cand) {
       const View& w = views_[k.view];
-      for (std::uint32_t s = k.start; s < k.start + k.len && chosen.size() < want; ++s) {
-        PageId p = w.slots[s];
-        if (pages_[p].mark != mark) {
-          pages_[p].mark = mark;
-          chosen.push_back(p);
-        }
+      for (std::uint32_t s = k.start; s < k.start + k.len && have < want;) {  // runs start on page boundaries
+        const PageId p = w.slots[s];
+        take(p, fit_only);
+        s += pages_[p].k;
       }
-      if (chosen.size() >= want) break;
+      if (have >= want) break;
     }
   }
+  *got = have;
   return chosen;
 }
 
+std::uint32_t PagePool::slots_of(const std::vector<PageId>& pages) const {
+  std::uint32_t n = 0;
+  for (PageId p : pages) n += pages_[p].k;
+  return n;
+}
+
 std::vector<PageId> PagePool::map_pages(std::uintptr_t va, std::vector<PageId> chosen, std::uint32_t n) {
-  // Creates the pages `chosen` lacks, maps all n at va, sets access once.
-  // On failure everything done here is undone and the error rethrown.
-  const std::uint32_t reused = static_cast<std::uint32_t>(chosen.size());
-  const std::uint32_t created = n - reused;
-  std::vector<prim::PhysHandle> fresh;
-  fresh.reserve(created);
-  std::uint32_t mapped = 0;
+  // Creates the slots `chosen` lacks (handles of handle_slots_ slots for the
+  // bulk, single slots for the rest), maps all n slots at va, sets access
+  // once. On failure everything done here is undone and the error rethrown.
+  const std::uint32_t have = slots_of(chosen);
+  const std::uint32_t missing = n - have;
+  const std::uint32_t big = handle_slots_ > 1 ? missing / handle_slots_ : 0;
+  std::vector<std::pair<prim::PhysHandle, std::uint32_t>> fresh;  // (handle, slots)
+  fresh.reserve(big + missing % handle_slots_ + 1);
+  std::uint32_t mapped = 0;  // slots
   try {
-    for (std::uint32_t i = 0; i < created; ++i) fresh.push_back(be_.create(page_));
-    for (std::uint32_t i = 0; i < n; ++i) {
-      prim::PhysHandle h = i < reused ? pages_[chosen[i]].handle : fresh[i - reused];
-      be_.map(va + i * page_, page_, h);
-      ++mapped;
-    }
+    for (std::uint32_t i = 0; i < big; ++i) fresh.emplace_back(be_.create(handle_slots_ * page_), handle_slots_);
+    for (std::uint32_t i = big * handle_slots_; i < missing; ++i) fresh.emplace_back(be_.create(page_), 1);
+    auto map_one = [&](prim::PhysHandle h, std::uint32_t k) {
+      be_.map(va + static_cast<std::size_t>(mapped) * page_, k * page_, h);
+      mapped += k;
+    };
+    for (PageId p : chosen) map_one(pages_[p].handle, pages_[p].k);
+    for (auto [h, k] : fresh) map_one(h, k);
     be_.set_access(va, static_cast<std::size_t>(n) * page_, prim::Access::read_write);
   } catch (...) {
     try {
-      if (mapped) be_.unmap(va, mapped * page_);
-      for (prim::PhysHandle h : fresh) be_.release(h);
+      if (mapped) be_.unmap(va, static_cast<std::size_t>(mapped) * page_);
+      for (auto [h, k] : fresh) be_.release(h);
     } catch (...) {
       // The original failure is the one worth reporting.
     }
     throw;
   }
-  for (prim::PhysHandle h : fresh) {
+  for (auto [h, k] : fresh) {
     PageId id = new_page_id();
     Page& pg = pages_[id];
     pg = Page{};
     pg.handle = h;
+    pg.k = k;
     pg.live = true;
     pg.tag = kGlobal;
-    ++pages_live_;
-    ++free_pages_;
-    ++free_by_tag(kGlobal);
+    pages_live_ += k;
+    free_pages_ += k;
+    free_by_tag(kGlobal) += k;
     chosen.push_back(id);
   }
   return chosen;
@@ -321,16 +363,19 @@ std::vector<PageId> PagePool::map_pages(std::uintptr_t va, std::vector<PageId> c
 
 void PagePool::attach(ViewId v, std::uint32_t from, const std::vector<PageId>& pages, std::uint32_t reused) {
   View& w = views_[v];
+  std::uint32_t slot = from;
   for (std::uint32_t i = 0; i < pages.size(); ++i) {
     Page& pg = pages_[pages[i]];
     if (pg.maps.empty() && i < reused) orphans_.erase({pg.tag, pages[i]});
-    pg.maps.emplace_back(v, from + i);
-    ++slots_mapped_;
-    if (from + i < w.slots.size()) {  // into a hole (take_repaired)
-      w.slots[from + i] = pages[i];
-      --w.holes;
-    } else {
-      w.slots.push_back(pages[i]);
+    pg.maps.emplace_back(v, slot);
+    slots_mapped_ += pg.k;
+    for (std::uint32_t j = 0; j < pg.k; ++j, ++slot) {
+      if (slot < w.slots.size()) {  // into a hole (take_repaired)
+        w.slots[slot] = pages[i];
+        --w.holes;
+      } else {
+        w.slots.push_back(pages[i]);
+      }
     }
   }
   if (reused) w.stitched = true;
@@ -338,8 +383,10 @@ void PagePool::attach(ViewId v, std::uint32_t from, const std::vector<PageId>& p
 
 Span PagePool::take_stitched(std::uint32_t n, Tag tag, std::uint32_t reuse_max, TakeInfo* info) {
   if (n == 0) throw_error(Errc::invalid_argument, "page pool: empty stitch");
-  std::vector<PageId> chosen = choose_free(std::min(reuse_max, n), tag, next_mark());
-  const std::uint32_t reused = static_cast<std::uint32_t>(chosen.size());
+  std::uint32_t reused = 0;  // slots
+  std::vector<PageId> chosen = choose_free(std::min(reuse_max, n), tag, next_mark(), &reused);
+  const auto reused_pages = static_cast<std::uint32_t>(chosen.size());
+  n = std::max(n, reused);  // free pages larger than the rest of the request: the span takes them whole
   // Reserve twice the range: a later, larger request may extend this view
   // at its tail (take_extended) instead of stitching a whole new one.
   const std::uint32_t capacity = n <= (1u << 30) ? 2 * n : n;
@@ -361,7 +408,7 @@ Span PagePool::take_stitched(std::uint32_t n, Tag tag, std::uint32_t reuse_max, 
   w.capacity = capacity;
   w.slots.reserve(n);
   ++views_live_;
-  attach(v, 0, chosen, reused);
+  attach(v, 0, chosen, reused_pages);
   if (info) *info = TakeInfo{reused > 0, reused, n - reused};
   return mark_busy(v, 0, n);
 }
@@ -396,16 +443,19 @@ std::optional<Span> PagePool::take_extended(std::uint32_t n, Tag tag, std::uint3
   const std::uint32_t m = next_mark();
   // A view maps each page at most once: none of its own pages may join it.
   for (PageId p : w0.slots) pages_[p].mark = m;
-  std::vector<PageId> chosen = choose_free(std::min(reuse_max, extra), tag, m);
-  const std::uint32_t reused = static_cast<std::uint32_t>(chosen.size());
+  std::uint32_t reused = 0;  // slots
+  std::vector<PageId> chosen = choose_free(std::min(reuse_max, extra), tag, m, &reused);
   // Never create pages while usable free pages exist: if some are left out
   // only because this view already maps them, a fresh stitch is better.
   if (reused < std::min(reuse_max, extra) && usable_free_pages(tag) > k.len + reused) return std::nullopt;
+  const std::uint32_t ext = std::max(extra, reused);  // a larger free page is taken whole
+  if (k.start + k.len + ext > w0.capacity) return std::nullopt;
   const std::uint32_t from = static_cast<std::uint32_t>(w0.slots.size());
-  chosen = map_pages(w0.va + static_cast<std::size_t>(from) * page_, std::move(chosen), extra);
-  attach(k.view, from, chosen, reused);
-  if (info) *info = TakeInfo{views_[k.view].stitched, reused, extra - reused};
-  return mark_busy(k.view, k.start, n);
+  const auto reused_pages = static_cast<std::uint32_t>(chosen.size());
+  chosen = map_pages(w0.va + static_cast<std::size_t>(from) * page_, std::move(chosen), ext);
+  attach(k.view, from, chosen, reused_pages);
+  if (info) *info = TakeInfo{views_[k.view].stitched, reused, ext - reused};
+  return mark_busy(k.view, k.start, k.len + ext);
 }
 
 std::optional<Span> PagePool::take_repaired(std::uint32_t n, Tag tag, std::uint32_t reuse_max, std::uint32_t max_maps,
@@ -421,7 +471,8 @@ std::optional<Span> PagePool::take_repaired(std::uint32_t n, Tag tag, std::uint3
   };
   // The idle view window with the fewest slots that cannot serve (sliding
   // count over each view's slots; views with live spans are left alone,
-  // their busy pages may be their own).
+  // their busy pages may be their own). A window starts and ends on page
+  // boundaries.
   ViewId best = 0;
   std::uint32_t best_start = 0, best_bad = std::min(n, max_maps);
   for (ViewId v = 0; v < views_.size(); ++v) {
@@ -430,10 +481,14 @@ std::optional<Span> PagePool::take_repaired(std::uint32_t n, Tag tag, std::uint3
     if (!w.live || w.spans != 0 || size < n) continue;
     std::uint32_t bad = 0;
     for (std::uint32_t i = 0; i < n; ++i) bad += !serves(w.slots[i]);
-    std::uint32_t least = bad, at = 0;
-    for (std::uint32_t i = n; i < size && least > 0; ++i) {
-      bad = bad + !serves(w.slots[i]) - !serves(w.slots[i - n]);
-      if (bad < least) least = bad, at = i - n + 1;
+    std::uint32_t least = n, at = 0;  // least == n: no window yet
+    for (std::uint32_t i = 0;; ++i) {
+      if (bad < least && page_starts(w, i) && page_starts(w, i + n)) {
+        least = bad, at = i;
+        if (least == 0) break;
+      }
+      if (i + n >= size) break;
+      bad = bad + !serves(w.slots[i + n]) - !serves(w.slots[i]);
     }
     if (least < best_bad && quiet(w)) best = v, best_start = at, best_bad = least;
   }
@@ -451,17 +506,24 @@ std::optional<Span> PagePool::take_repaired(std::uint32_t n, Tag tag, std::uint3
     chunks.emplace_back(i, j);
     i = j;
   }
-  // Free pages from elsewhere; a view maps each page at most once.
+  // Free pages from elsewhere, each chunk filled exactly; a view maps each
+  // page at most once.
   const std::uint32_t m = next_mark();
   for (PageId p : w.slots)
     if (p != kHole) pages_[p].mark = m;
-  std::vector<PageId> chosen = choose_free(std::min(reuse_max, best_bad), tag, m);
-  const auto reused = static_cast<std::uint32_t>(chosen.size());
+  std::vector<std::vector<PageId>> parts;
+  std::uint32_t reused = 0, budget = std::min(reuse_max, best_bad);
+  for (auto [a, b] : chunks) {
+    std::uint32_t got = 0;
+    parts.push_back(choose_free(std::min(b - a, budget), tag, m, &got, /*exact=*/true));
+    budget -= got;
+    reused += got;
+  }
   // Never create more pages than a new stitch would: free pages of this
   // view outside the window cannot join it, but could join a new view.
   const std::size_t stitch_creates = n - std::min<std::size_t>({reuse_max, n, usable_free_pages(tag)});
   if (best_bad - reused > stitch_creates) return std::nullopt;
-  std::uint32_t next = 0, created = 0;
+  std::uint32_t created = 0;
   try {
     for (auto [a, b] : chunks)  // holes stay holes; mapped slots are unmapped
       for (std::uint32_t x = a; x < b;) {
@@ -474,13 +536,12 @@ std::optional<Span> PagePool::take_repaired(std::uint32_t n, Tag tag, std::uint3
         unmap_slots(w, x, y);
         x = y;
       }
-    for (auto [a, b] : chunks) {
-      const std::uint32_t r = std::min(b - a, reused - next);
-      std::vector<PageId> part(chosen.begin() + next, chosen.begin() + next + r);
-      next += r;
-      part = map_pages(w.va + static_cast<std::size_t>(a) * page_, std::move(part), b - a);
-      attach(best, a, part, r);
-      created += b - a - r;
+    for (std::size_t c = 0; c < chunks.size(); ++c) {
+      const auto [a, b] = chunks[c];
+      const auto r = static_cast<std::uint32_t>(parts[c].size());
+      created += b - a - slots_of(parts[c]);
+      std::vector<PageId> mapped = map_pages(w.va + static_cast<std::size_t>(a) * page_, std::move(parts[c]), b - a);
+      attach(best, a, mapped, r);
     }
   } catch (...) {
     reindex(best);  // the view keeps holes where mapping failed
@@ -554,8 +615,8 @@ void PagePool::settle(Tag tag, std::uint64_t done) {
   std::vector<PageId> changed;
   auto retag = [&](PageId p) {
     Page& pg = pages_[p];
-    --free_by_tag(tag);
-    ++free_by_tag(kGlobal);
+    free_by_tag(tag) -= pg.k;
+    free_by_tag(kGlobal) += pg.k;
     if (pg.maps.empty()) {
       orphans_.erase({tag, p});
       orphans_.insert({kGlobal, p});
@@ -581,7 +642,9 @@ void PagePool::settle(Tag tag, std::uint64_t done) {
   // Every changed page is now FREE and global: windows of them are uniform.
   auto& pairs = scratch_pairs_;
   pairs.clear();
-  for (PageId p : changed) pairs.insert(pairs.end(), pages_[p].maps.begin(), pages_[p].maps.end());
+  for (PageId p : changed)
+    for (auto [v, s0] : pages_[p].maps)
+      for (std::uint32_t j = 0; j < pages_[p].k; ++j) pairs.emplace_back(v, s0 + j);
   reindex_slots(pairs);
 }
 
@@ -606,7 +669,7 @@ void PagePool::detach(PageId p, ViewId v) {
   auto& maps = pages_[p].maps;
   auto it = std::find_if(maps.begin(), maps.end(), [&](auto& e) { return e.first == v; });
   maps.erase(it);
-  --slots_mapped_;
+  slots_mapped_ -= pages_[p].k;
   const Page& pg = pages_[p];
   if (maps.empty()) {
     if (pg.busy) broken("a busy page lost its last mapping");
@@ -617,16 +680,18 @@ void PagePool::detach(PageId p, ViewId v) {
 void PagePool::unmap_slots(View& w, std::uint32_t from, std::uint32_t to) {
   be_.unmap(w.va + from * page_, (to - from) * page_);
   const ViewId v = static_cast<ViewId>(&w - views_.data());
-  for (std::uint32_t i = from; i < to; ++i) {
-    const Page& pg = pages_[w.slots[i]];
+  for (std::uint32_t i = from; i < to;) {  // [from, to) holds whole pages
+    const PageId p = w.slots[i];
+    const Page& pg = pages_[p];
     if (!pg.busy && pg.tag != kGlobal && pg.maps.size() > 1) {
       // Its settle entry may name this view: name one of its other views.
       auto other = pg.maps[0].first == v ? pg.maps[1] : pg.maps[0];
-      push_unsettled(pg.tag, Unsettled{pg.seq, other.first, other.second, 1});
+      push_unsettled(pg.tag, Unsettled{pg.seq, other.first, other.second, pg.k});
     }
-    detach(w.slots[i], v);
-    w.slots[i] = kHole;
-    ++w.holes;
+    detach(p, v);
+    for (std::uint32_t j = 0; j < pg.k; ++j) w.slots[i + j] = kHole;
+    w.holes += pg.k;
+    i += pg.k;
   }
 }
 
@@ -660,9 +725,9 @@ void PagePool::release_page(PageId p) {
   Page& pg = pages_[p];
   be_.release(pg.handle);
   orphans_.erase({pg.tag, p});
-  --free_pages_;
-  --free_by_tag(pg.tag);
-  --pages_live_;
+  free_pages_ -= pg.k;
+  free_by_tag(pg.tag) -= pg.k;
+  pages_live_ -= pg.k;
   pg = Page{};
   free_page_ids_.push_back(p);
 }
@@ -690,8 +755,8 @@ std::size_t PagePool::release_free() {
   }
   std::size_t released = 0;
   while (!orphans_.empty()) {
+    released += pages_[orphans_.begin()->second].k * page_;
     release_page(orphans_.begin()->second);
-    released += page_;
   }
   return released;
 }
@@ -710,7 +775,7 @@ std::size_t PagePool::largest_free_run_bytes() const {
 
 void PagePool::pages_of(const Span& s, std::vector<PageId>& out) const {
   const View& w = views_[s.view];
-  out.insert(out.end(), w.slots.begin() + s.first, w.slots.begin() + s.first + s.count);
+  for (std::uint32_t i = s.first; i < s.first + s.count; i += pages_[w.slots[i]].k) out.push_back(w.slots[i]);
 }
 
 void PagePool::check() const {
@@ -719,15 +784,18 @@ void PagePool::check() const {
   for (PageId p = 0; p < pages_.size(); ++p) {
     const Page& pg = pages_[p];
     if (!pg.live) continue;
-    ++live;
+    if (pg.k == 0 || pg.k > handle_slots_) broken("page " + std::to_string(p) + " has " + std::to_string(pg.k) + " slots");
+    live += pg.k;
     if (!pg.busy) {
-      ++free;
+      free += pg.k;
       if (pg.tag >= by_tag.size()) broken("free page with an uncounted tag");
-      ++by_tag[pg.tag];
+      by_tag[pg.tag] += pg.k;
     }
     for (std::size_t i = 0; i < pg.maps.size(); ++i) {
       auto [v, slot] = pg.maps[i];
-      if (v >= views_.size() || !views_[v].live || slot >= views_[v].slots.size() || views_[v].slots[slot] != p)
+      if (v >= views_.size() || !views_[v].live || slot + pg.k > views_[v].slots.size() ||
+          std::any_of(views_[v].slots.begin() + slot, views_[v].slots.begin() + slot + pg.k, [&](PageId x) { return x != p; }) ||
+          (slot > 0 && views_[v].slots[slot - 1] == p))
         broken("page " + std::to_string(p) + " lists a mapping its view does not have");
       for (std::size_t j = 0; j < i; ++j)
         if (pg.maps[j].first == v) broken("page " + std::to_string(p) + " is mapped twice in one view");
@@ -744,16 +812,18 @@ void PagePool::check() const {
     if (!w.live) continue;
     ++views;
     std::uint32_t holes = 0;
-    for (std::uint32_t i = 0; i < w.slots.size(); ++i) {
+    for (std::uint32_t i = 0; i < w.slots.size();) {
       PageId p = w.slots[i];
       if (p == kHole) {
         ++holes;
+        ++i;
         continue;
       }
-      ++mapped;
       if (p >= pages_.size() || !pages_[p].live) broken("view slot maps a dead page");
       const auto& maps = pages_[p].maps;
       if (std::count(maps.begin(), maps.end(), std::make_pair(v, i)) != 1) broken("view slot not listed by its page");
+      mapped += pages_[p].k;
+      i += pages_[p].k;  // its other slots were checked from the page's side
     }
     if (holes != w.holes) broken("hole count of view " + std::to_string(v));
     if (w.in_lru != (w.spans == 0)) broken("view " + std::to_string(v) + " idle state disagrees with its span count");

@@ -1,10 +1,13 @@
 // PagePool: the mechanism under the stitching allocator.
 //
-// Physical memory is a set of pages, each one backend handle of page_size()
-// bytes (the stitch unit). Virtual memory is a set of views: a view is one
-// reserved VA range whose slots each map one page. A page may be mapped in
-// several views at once (that is what a stitched view is: pages borrowed
-// from elsewhere, aliased into one contiguous range).
+// Physical memory is a set of pages, each one backend handle of k slots of
+// page_size() bytes (the stitch unit; k = 1, or handle_slots for the bulk of
+// growth when large handles are on). Virtual memory is a set of views: a
+// view is one reserved VA range whose slots each map one slot of a page; a
+// page fills k consecutive slots of every view that maps it. A page may be
+// mapped in several views at once (that is what a stitched view is: pages
+// borrowed from elsewhere, aliased into one contiguous range). Every count
+// (reserved, free, mapped, spans) is in slots.
 //
 // A page is BUSY (part of a live span handed out above) or FREE. A FREE page
 // carries a stream tag: kGlobal when any stream may use it, or the tag of
@@ -67,7 +70,9 @@ struct TakeInfo {
 
 class PagePool {
  public:
-  PagePool(prim::Backend& backend, Quiescer& quiescer);
+  // handle_slots > 1: growth creates handles of that many slots for the bulk
+  // of a shortfall (fewer driver calls, larger physical handles).
+  PagePool(prim::Backend& backend, Quiescer& quiescer, std::uint32_t handle_slots = 1);
   ~PagePool();  // unmaps and releases everything; caller synchronises first
   PagePool(const PagePool&) = delete;
   PagePool& operator=(const PagePool&) = delete;
@@ -148,12 +153,13 @@ class PagePool {
   static constexpr PageId kHole = 0xffffffffu;
   struct Page {
     prim::PhysHandle handle = 0;
+    std::uint32_t k = 1;  // slots
     bool live = false;
     bool busy = false;
     Tag tag = kGlobal;
     std::uint64_t seq = 0;
     std::uint32_t mark = 0;
-    std::vector<std::pair<ViewId, std::uint32_t>> maps;  // (view, slot)
+    std::vector<std::pair<ViewId, std::uint32_t>> maps;  // (view, first slot)
   };
   struct RunKey {
     Tag tag;
@@ -195,8 +201,15 @@ class PagePool {
   static void for_each_mapped_chunk(const View& w, F&& f);
   PageId new_page_id();
   ViewId new_view_id();
-  std::vector<PageId> choose_free(std::uint32_t want, Tag tag, std::uint32_t mark);
+  // Free pages worth `want` slots (*got: their slots), none carrying `mark`;
+  // with `exact`, never more than `want`.
+  std::vector<PageId> choose_free(std::uint32_t want, Tag tag, std::uint32_t mark, std::uint32_t* got, bool exact = false);
+  std::uint32_t slots_of(const std::vector<PageId>& pages) const;
   std::vector<PageId> map_pages(std::uintptr_t va, std::vector<PageId> chosen, std::uint32_t n);
+  // First slot of the page at slot i of view w, and whether i starts a page.
+  bool page_starts(const View& w, std::uint32_t i) const {
+    return i == 0 || i >= w.slots.size() || w.slots[i] == kHole || w.slots[i - 1] != w.slots[i];
+  }
   void attach(ViewId v, std::uint32_t from, const std::vector<PageId>& pages, std::uint32_t reused);
   const RunKey* best_extension(std::uint32_t n, Tag tag) const;
   void reindex(ViewId v);
@@ -225,6 +238,7 @@ class PagePool {
   prim::Backend& be_;
   Quiescer& quiescer_;
   const std::size_t page_;
+  const std::uint32_t handle_slots_;
   std::vector<Page> pages_;
   std::vector<PageId> free_page_ids_;
   std::vector<View> views_;
