@@ -10,7 +10,8 @@
 #   tlb     kernel speed on memory built from handles of several sizes
 #           (tests/gpu/tlb_probe.cu)
 #   torch   PyTorch fine-tuning (opt-1.3b LR): native, memlake, memlake with
-#           8 MiB pages; the deterministic loss check; the live-bytes bound
+#           8 MiB handles (2 MiB pages), with 8 MiB pages; the deterministic
+#           loss check; the live-bytes bound
 #           at batch $BOUND under the 24 GiB cap
 #   pytest  the Python suite, GPU tests included
 #   sweep   copy-engine threads x staging chunk at 256 MiB
@@ -35,8 +36,8 @@ pre=LD_PRELOAD=$PWD/build-gpu/libmemlake_preload.so
 [ -n "${SKIP_ALLOC:-}" ] || step alloc 90 ./build-gpu/memlake bench alloc --backend cuda --fragmented
 # The shipped traces on the cuda backend: driver calls and the time inside them (repairs
 # of cached views since session 12). .gpu/ carries copies of the traces.
-[ -n "${SKIP_REPLAY:-}" ] || step replay 120 bash -c 'for t in .gpu/opt13b-LR.csv.gz .gpu/llama1b-gen.csv.gz; do
-    ./build-gpu/memlake replay "$t" --backend cuda --check; done'
+[ -n "${SKIP_REPLAY:-}" ] || step replay 150 bash -c 'for t in .gpu/opt13b-LR.csv.gz .gpu/llama1b-gen.csv.gz; do
+    for h in 0 8M; do echo "-- $t handle_size=$h"; ./build-gpu/memlake replay "$t" --backend cuda --check --set handle_size=$h; done; done'
 if [ -z "${SKIP_SHIM:-}" ]; then
   nvcc -O2 -o build-gpu/shim_probe tests/gpu/shim_probe.cu -lcuda > "$out/nvcc.txt" 2>&1
   nvcc -O2 -cudart shared -o build-gpu/shim_probe_dyn tests/gpu/shim_probe.cu -lcuda >> "$out/nvcc.txt" 2>&1
@@ -52,7 +53,7 @@ if [ -z "${SKIP_TLB:-}" ]; then
 fi
 # TORCH_EXTRA replaces the loss check and the live-bytes bound (e.g. TORCH_EXTRA="--repeats 2").
 [ -n "${SKIP_TORCH:-}" ] || step torch "${TORCH_S:-300}" python3 bench/torch_fragmentation.py --strategies "${STRATEGIES:-LR}" \
-  --allocators "${ALLOCATORS:-native,memlake,memlake:granularity=8M}" ${TORCH_EXTRA:---loss-check --bound-batch ${BOUND:-30}} \
+  --allocators "${ALLOCATORS:-native,memlake,memlake:handle_size=8M,memlake:granularity=8M}" ${TORCH_EXTRA:---loss-check --bound-batch ${BOUND:-30}} \
   --probe-steps 6 --out "$out/torch.json" --plot "$out/torch.png"
 [ -n "${SKIP_PYTEST:-}" ] || step pytest 150 python3 -m pytest -q -rs tests/python
 [ -n "${SKIP_SWEEP:-}" ] || step sweep "${SWEEP_S:-90}" env OUT="$out" THREADS="${THREADS:-16}" CHUNKS="${CHUNKS:-2M 4M}" scripts/gpu_copy_sweep.sh

@@ -40,7 +40,7 @@ const std::vector<Entry>& entries() {
        [](Options& o, const std::string& v) { o.granularity = parse_size(v); },
        [](const Options& o) { return size_str(o.granularity); }},
       {{"handle_size", "MEMLAKE_HANDLE_SIZE", "0",
-        "Growth creates physical handles of this size (a multiple of the page size, e.g. 8M) for the bulk of what it needs and single pages for the rest; every allocation still rounds to pages, but takes a large handle whole. Fewer, larger handles mean fewer driver calls (cuMemSetAccess costs per handle). 0 = one page per handle."},
+        "Growth creates physical handles of this size (a multiple of the page size, e.g. 8M) for the bulk of a shortfall worth at least two of them, single pages otherwise; an allocation that takes a large handle takes it whole. Fewer, larger handles mean fewer driver calls (cuMemSetAccess costs per handle). 0 = one page per handle."},
        [](Options& o, const std::string& v) { o.handle_size = parse_size(v); },
        [](const Options& o) { return size_str(o.handle_size); }},
       {{"small_max", "MEMLAKE_SMALL_MAX", "1048576",
