@@ -394,7 +394,11 @@ Span PagePool::take_stitched(std::uint32_t n, Tag tag, std::uint32_t reuse_max, 
   // Reserve twice the range: a later, larger request may extend this view
   // at its tail (take_extended) instead of stitching a whole new one.
   const std::uint32_t capacity = n <= (1u << 30) ? 2 * n : n;
-  const std::uintptr_t va = be_.reserve(static_cast<std::size_t>(capacity) * page_, 0);
+  // With large handles, views start on a large handle's boundary, so that the
+  // large handles a growth maps first lie aligned to their size.
+  const std::size_t handle = static_cast<std::size_t>(handle_slots_) * page_;
+  const std::size_t align = handle_slots_ > 1 && (handle & (handle - 1)) == 0 ? handle : 0;
+  const std::uintptr_t va = be_.reserve(static_cast<std::size_t>(capacity) * page_, align);
   try {
     chosen = map_pages(va, std::move(chosen), n);
   } catch (...) {
