@@ -173,12 +173,16 @@ Span Allocator::acquire(std::uint32_t n, Tag tag, std::size_t request, AllocInfo
   Span s;
   try {
     // The cheapest of: re-mapping part of an idle view, extending a view at
-    // its tail, stitching a new view (in maps, which is what costs: each
-    // page mapped is a cuMemMap and its share of cuMemSetAccess).
+    // its tail, stitching a new view. Costs per page on the H200 (anchors.md):
+    // a page mapped is about 38 us (cuMemMap and its share of
+    // cuMemSetAccess), a page re-mapped by a repair about 59 us (cuMemUnmap
+    // first): a repair of r pages wins when 59 r < 38 x the alternative,
+    // i.e. r < about 2/3 of it.
     std::optional<Span> ext;
     if (opts_.stitch && !fresh) {
       const std::uint32_t extension = pool_.extension_maps(n, tag).value_or(n);
-      ext = pool_.take_repaired(n, tag, reuse, extension, &ti);
+      const auto repair_limit = static_cast<std::uint32_t>((std::uint64_t{extension} * 2 + 2) / 3);
+      ext = pool_.take_repaired(n, tag, reuse, repair_limit, &ti);
       if (!ext) ext = pool_.take_extended(n, tag, reuse, &ti);
     }
     s = ext ? *ext : pool_.take_stitched(n, tag, reuse, &ti);
