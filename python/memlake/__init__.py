@@ -162,7 +162,7 @@ def _summary(d, device, where):
     out.append(f" {'Utilization (peak requested / peak reserved)':<52}{d['memlake.utilization']:>20.4f}")
     out.append(f" {'Allocations / frees / OOMs':<52}{d['allocation.all.allocated']:>9} / {d['allocation.all.freed']} / {d['num_ooms']}")
     out.append(f" {'Cache hits (from stitched views)':<52}{d['memlake.cache_hits']:>9} ({d['memlake.stitch_reuses']})")
-    out.append(f" {'Stitches / grows (pages created)':<52}{d['memlake.stitches']:>9} / {d['memlake.grows']} ({d['memlake.pages_created']})")
+    out.append(f" {'Stitches / repairs / grows (pages created)':<52}{d['memlake.stitches']:>9} / {d['memlake.repairs']} / {d['memlake.grows']} ({d['memlake.pages_created']})")
     out.append(f" {'Views (stitched) / small slabs':<52}{d['memlake.views']:>9} ({d['memlake.stitched_views']}) / {d['memlake.small_slabs']}")
     out.append(f" {'Largest free block':<52}{_fmt(d['memlake.largest_free_bytes']):>20}")
     cap = d["memlake.memory_cap"]
