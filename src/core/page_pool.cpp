@@ -215,10 +215,16 @@ void PagePool::reindex_aliases(ViewId v, std::uint32_t first, std::uint32_t n) {
   const PageId* slots = views_[v].slots.data();
   for (std::uint32_t i = first; i < first + n;) {  // spans start and end on page boundaries
     const Page& pg = pages_[slots[i]];
-    for (auto [vs, s0] : pg.maps)
-      if (vs != v)
-        for (std::uint32_t j = 0; j < pg.k; ++j) pairs.emplace_back(vs, s0 + j);
-    i += pg.k;
+    const std::uint32_t k = pg.k;
+    if (k == 1) {  // the common case, kept as lean as before pages had sizes
+      for (auto vs : pg.maps)
+        if (vs.first != v) pairs.push_back(vs);
+    } else {
+      for (auto [vs, s0] : pg.maps)
+        if (vs != v)
+          for (std::uint32_t j = 0; j < k; ++j) pairs.emplace_back(vs, s0 + j);
+    }
+    i += k;
   }
   reindex_slots(pairs);
 }
