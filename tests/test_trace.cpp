@@ -99,6 +99,14 @@ TEST(Replay, MeasuresUtilizationAndNativeBaseline) {
   EXPECT_EQ(n.stats.reserved.peak, 12 * page) << "without stitching the 2-page blocks need new memory";
   EXPECT_NE(trace::replay_json(r).find("\"utilization\":1.000000"), std::string::npos);
   EXPECT_NE(trace::replay_text(r).find("utilization       1.0000"), std::string::npos);
+  // The sweep table (memlake replay --sweep stitch=1,0): one row per value.
+  const std::string t = trace::sweep_text("stitch", {"1", "0"}, {r, n});
+  EXPECT_NE(t.find("\nstitch "), std::string::npos) << t;
+  EXPECT_NE(t.find(" util "), std::string::npos) << t;
+  EXPECT_NE(t.find("\n1                1.0000"), std::string::npos) << t;
+  EXPECT_NE(t.find("\n0                0.6667"), std::string::npos) << t;
+  const std::string j = trace::sweep_json("stitch", {"1", "0"}, {r, n});
+  EXPECT_EQ(j.rfind("{\"key\":\"stitch\",\"runs\":[{\"value\":\"1\",\"replay\":{", 0), 0u) << j;
   std::remove(p.c_str());
 }
 

@@ -40,6 +40,7 @@ const char* kUsage =
     "  --cap SIZE              memory cap, e.g. 24G (default: none)\n"
     "  --no-stitch             plain page-granular caching, for comparison\n"
     "  --set KEY=VALUE         any option of `memlake options`\n"
+    "  --sweep KEY=V1,V2,...   replay once per value and print one row each (e.g. handle_size=0,8M,16M)\n"
     "  --device N              device ordinal (default 0)\n"
     "  --json                  machine-readable output\n"
     "  --progress/--no-progress  progress on stderr (default: when stderr is a terminal)\n"
@@ -83,6 +84,8 @@ int cmd_replay(const std::vector<std::string>& args) {
   std::string path;
   bool json = false;
   int progress = -1;
+  std::string sweep_key;
+  std::vector<std::string> sweep_values;
   try {
     for (std::size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
@@ -99,6 +102,20 @@ int cmd_replay(const std::vector<std::string>& args) {
         auto eq = kv.find('=');
         if (eq == std::string::npos) return usage_error("--set expects KEY=VALUE, got '" + kv + "'");
         cfg.options.set(kv.substr(0, eq), kv.substr(eq + 1));
+      } else if (a == "--sweep") {
+        const std::string kv = value();
+        const auto eq = kv.find('=');
+        if (eq == std::string::npos || eq + 1 == kv.size())
+          return usage_error("--sweep expects KEY=V1,V2,..., got '" + kv + "'");
+        sweep_key = kv.substr(0, eq);
+        std::string rest = kv.substr(eq + 1);
+        for (std::size_t at = 0; at <= rest.size();) {
+          const std::size_t comma = std::min(rest.find(',', at), rest.size());
+          sweep_values.push_back(rest.substr(at, comma - at));
+          at = comma + 1;
+        }
+        memlake::Options probe = cfg.options;  // a bad key or value is an error now, not after a replay
+        for (const std::string& v : sweep_values) probe.set(sweep_key, v);
       } else if (a == "--device") cfg.device = std::stoi(value());
       else if (a == "--json") json = true;
       else if (a == "--progress") progress = 1;
@@ -122,6 +139,20 @@ int cmd_replay(const std::vector<std::string>& args) {
       std::fflush(stderr);
     };
   try {
+    if (!sweep_key.empty()) {
+      std::vector<memlake::trace::ReplayResult> rs;
+      for (const std::string& v : sweep_values) {
+        memlake::trace::ReplayConfig c = cfg;
+        c.options.set(sweep_key, v);
+        if (progress) std::fprintf(stderr, "%s=%s\n", sweep_key.c_str(), v.c_str());
+        rs.push_back(memlake::trace::replay(path, c));
+      }
+      std::fputs((json ? memlake::trace::sweep_json(sweep_key, sweep_values, rs) + "\n"
+                       : memlake::trace::sweep_text(sweep_key, sweep_values, rs))
+                     .c_str(),
+                 stdout);
+      return 0;
+    }
     auto r = memlake::trace::replay(path, cfg);
     std::fputs((json ? memlake::trace::replay_json(r) + "\n" : memlake::trace::replay_text(r)).c_str(), stdout);
     return 0;

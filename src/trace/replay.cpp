@@ -205,4 +205,40 @@ std::string replay_text(const ReplayResult& r) {
   return o.str();
 }
 
+std::string sweep_text(const std::string& key, const std::vector<std::string>& values, const std::vector<ReplayResult>& rs) {
+  std::ostringstream o;
+  if (!rs.empty()) o << "trace " << rs.front().trace << ", " << rs.front().stats.backend << " backend\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%-14s %8s %14s %8s %8s %7s %10s %8s %7s %10s %12s\n", key.c_str(), "util",
+                "peak reserved", "create", "map", "unmap", "set_access", "stitches", "repairs", "driver ms",
+                "alloc p99 us");
+  o << line;
+  for (std::size_t i = 0; i < rs.size() && i < values.size(); ++i) {
+    const core::Stats& s = rs[i].stats;
+    std::uint64_t ns = 0;
+    for (int op = 0; op < prim::kNumOps; ++op) ns += s.calls.ns[op];
+    std::snprintf(line, sizeof line, "%-14s %8.4f %14s %8llu %8llu %7llu %10llu %8llu %7llu %10.1f %12.2f\n",
+                  values[i].c_str(), rs[i].utilization, human_bytes(s.reserved.peak).c_str(),
+                  static_cast<unsigned long long>(s.calls[prim::Op::create]),
+                  static_cast<unsigned long long>(s.calls[prim::Op::map]),
+                  static_cast<unsigned long long>(s.calls[prim::Op::unmap]),
+                  static_cast<unsigned long long>(s.calls[prim::Op::set_access]),
+                  static_cast<unsigned long long>(s.stitches), static_cast<unsigned long long>(s.repairs),
+                  static_cast<double>(ns) / 1e6, rs[i].alloc_latency.p99_ns / 1000.0);
+    o << line;
+  }
+  o << "map = handles mapped (cuMemSetAccess and cuMemUnmap cost per handle on the GPU); driver ms = time inside\n"
+       "the backend's calls (host mmap here; the driver's with --backend cuda)\n";
+  return o.str();
+}
+
+std::string sweep_json(const std::string& key, const std::vector<std::string>& values, const std::vector<ReplayResult>& rs) {
+  std::ostringstream o;
+  o << "{\"key\":\"" << json_escape(key) << "\",\"runs\":[";
+  for (std::size_t i = 0; i < rs.size() && i < values.size(); ++i)
+    o << (i ? "," : "") << "{\"value\":\"" << json_escape(values[i]) << "\",\"replay\":" << replay_json(rs[i]) << "}";
+  o << "]}";
+  return o.str();
+}
+
 }  // namespace memlake::trace

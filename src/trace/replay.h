@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "core/options.h"
 #include "core/stats.h"
@@ -41,5 +42,11 @@ ReplayResult replay(const std::string& path, const ReplayConfig& cfg);
 
 std::string replay_json(const ReplayResult& r);
 std::string replay_text(const ReplayResult& r);
+
+// One row per value of a swept option (`memlake replay --sweep KEY=V1,V2`):
+// utilization and driver calls side by side, to choose a setting for a
+// workload from its trace. rs[i] was replayed with key = values[i].
+std::string sweep_text(const std::string& key, const std::vector<std::string>& values, const std::vector<ReplayResult>& rs);
+std::string sweep_json(const std::string& key, const std::vector<std::string>& values, const std::vector<ReplayResult>& rs);
 
 }  // namespace memlake::trace
