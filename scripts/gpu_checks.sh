@@ -37,7 +37,7 @@ pre=LD_PRELOAD=$PWD/build-gpu/libmemlake_preload.so
 # The shipped traces on the cuda backend: driver calls and the time inside them (repairs
 # of cached views since session 12). .gpu/ carries copies of the traces.
 [ -n "${SKIP_REPLAY:-}" ] || step replay 150 bash -c 'for t in .gpu/opt13b-LR.csv.gz .gpu/llama1b-gen.csv.gz; do
-    for h in 0 8M; do echo "-- $t handle_size=$h"; ./build-gpu/memlake replay "$t" --backend cuda --check --set handle_size=$h; done; done'
+    ./build-gpu/memlake replay "$t" --backend cuda --check --sweep handle_size=0,8M; done'
 if [ -z "${SKIP_SHIM:-}" ]; then
   nvcc -O2 -o build-gpu/shim_probe tests/gpu/shim_probe.cu -lcuda > "$out/nvcc.txt" 2>&1
   nvcc -O2 -cudart shared -o build-gpu/shim_probe_dyn tests/gpu/shim_probe.cu -lcuda >> "$out/nvcc.txt" 2>&1
