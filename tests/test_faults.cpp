@@ -105,7 +105,9 @@ TEST_P(FaultOnOp, RepairFailureLeavesHolesAndLosesNothing) {
   void* v = nullptr;
   const Errc e = error_of([&] { v = r.dev->alloc(4 * kPage, nullptr); });
   r.faulty->stop_failing();
-  if (GetParam() != prim::Op::reserve) ASSERT_NE(e, Errc::ok) << "a repair creates, maps and sets access";
+  if (GetParam() != prim::Op::reserve) {
+    ASSERT_NE(e, Errc::ok) << "a repair creates, maps and sets access";
+  }
   if (e == Errc::ok) {  // this op is not part of a repair (reserve): the repair went through
     EXPECT_EQ(r.dev->stats().repairs, repairs + 1);
   } else {

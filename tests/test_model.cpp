@@ -105,7 +105,9 @@ void run_model(const std::string& backend, std::size_t granularity, std::uint64_
     EXPECT_GT(st.stitches, 0u);
     EXPECT_GT(st.repairs, 0u);
     EXPECT_GT(st.grows, 0u);
-    if (handle_pages > 1) EXPECT_LT(st.calls[prim::Op::create], st.pages_created) << "large handles were created";
+    if (handle_pages > 1) {
+      EXPECT_LT(st.calls[prim::Op::create], st.pages_created) << "large handles were created";
+    }
   }
   for (auto& [p, l] : live) {
     ASSERT_TRUE(stamped(dev.backend(), p, l.size, l.seed, page));

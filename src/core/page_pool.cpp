@@ -52,19 +52,34 @@ Id take_index(Vec& items, std::vector<Id>& free_ids) {
 PageId PagePool::new_page_id() { return take_index(pages_, free_page_ids_); }
 ViewId PagePool::new_view_id() { return take_index(views_, free_view_ids_); }
 
-template <class F>
-void PagePool::for_each_mapped_chunk(const View& w, F&& f) {
-  const std::uint32_t n = static_cast<std::uint32_t>(w.slots.size());
-  for (std::uint32_t a = 0; a < n;) {
-    if (w.slots[a] == kHole) {
+template <class Pred, class F>
+void PagePool::for_each_run(const View& w, std::uint32_t lo, std::uint32_t hi, Pred&& pred, F&& f) {
+  for (std::uint32_t a = lo; a < hi;) {
+    if (!pred(w.slots[a])) {
       ++a;
       continue;
     }
     std::uint32_t b = a;
-    while (b < n && w.slots[b] != kHole) ++b;
+    while (b < hi && pred(w.slots[b])) ++b;
     f(a, b);
     a = b;
   }
+}
+
+template <class F>
+void PagePool::for_each_mapped_chunk(const View& w, F&& f) {
+  for_each_run(w, 0, static_cast<std::uint32_t>(w.slots.size()), [](PageId p) { return p != kHole; }, f);
+}
+
+inline void PagePool::append_slots(const Page& pg, ViewId skip, std::vector<std::pair<ViewId, std::uint32_t>>& out) {
+  if (pg.k == 1) {  // the common case, kept as lean as before pages had sizes
+    for (auto vs : pg.maps)
+      if (vs.first != skip) out.push_back(vs);
+    return;
+  }
+  for (auto [v, s0] : pg.maps)
+    if (v != skip)
+      for (std::uint32_t j = 0; j < pg.k; ++j) out.emplace_back(v, s0 + j);
 }
 
 void PagePool::scan_runs(ViewId v, std::uint32_t lo, std::uint32_t hi, std::vector<RunKey>& out) const {
@@ -213,17 +228,10 @@ void PagePool::reindex_aliases(ViewId v, std::uint32_t first, std::uint32_t n) {
   auto& pairs = scratch_pairs_;
   pairs.clear();
   const PageId* slots = views_[v].slots.data();
-  for (std::uint32_t i = first; i < first + n;) {  // spans start and end on page boundaries
+  for (std::uint32_t i = first; i < first + n;) {  // spans hold whole pages
     const Page& pg = pages_[slots[i]];
     const std::uint32_t k = pg.k;
-    if (k == 1) {  // the common case, kept as lean as before pages had sizes
-      for (auto vs : pg.maps)
-        if (vs.first != v) pairs.push_back(vs);
-    } else {
-      for (auto [vs, s0] : pg.maps)
-        if (vs != v)
-          for (std::uint32_t j = 0; j < k; ++j) pairs.emplace_back(vs, s0 + j);
-    }
+    append_slots(pg, v, pairs);
     i += k;
   }
   reindex_slots(pairs);
@@ -510,16 +518,8 @@ std::optional<Span> PagePool::take_repaired(std::uint32_t n, Tag tag, std::uint3
   View& w = views_[best];
   const std::uint32_t end = best_start + n;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> chunks;  // slots to re-map
-  for (std::uint32_t i = best_start; i < end;) {
-    if (serves(w.slots[i])) {
-      ++i;
-      continue;
-    }
-    std::uint32_t j = i;
-    while (j < end && !serves(w.slots[j])) ++j;
-    chunks.emplace_back(i, j);
-    i = j;
-  }
+  for_each_run(w, best_start, end, [&](PageId p) { return !serves(p); },
+               [&](std::uint32_t a, std::uint32_t b) { chunks.emplace_back(a, b); });
   // Free pages from elsewhere, each chunk filled exactly; a view maps each
   // page at most once.
   const std::uint32_t m = next_mark();
@@ -540,16 +540,7 @@ std::optional<Span> PagePool::take_repaired(std::uint32_t n, Tag tag, std::uint3
   std::uint32_t created = 0;
   try {
     for (auto [a, b] : chunks)  // holes stay holes; mapped slots are unmapped
-      for (std::uint32_t x = a; x < b;) {
-        if (w.slots[x] == kHole) {
-          ++x;
-          continue;
-        }
-        std::uint32_t y = x;
-        while (y < b && w.slots[y] != kHole) ++y;
-        unmap_slots(w, x, y);
-        x = y;
-      }
+      for_each_run(w, a, b, [](PageId p) { return p != kHole; }, [&](std::uint32_t x, std::uint32_t y) { unmap_slots(w, x, y); });
     for (std::size_t c = 0; c < chunks.size(); ++c) {
       const auto [a, b] = chunks[c];
       const auto r = static_cast<std::uint32_t>(parts[c].size());
@@ -656,9 +647,7 @@ void PagePool::settle(Tag tag, std::uint64_t done) {
   // Every changed page is now FREE and global: windows of them are uniform.
   auto& pairs = scratch_pairs_;
   pairs.clear();
-  for (PageId p : changed)
-    for (auto [v, s0] : pages_[p].maps)
-      for (std::uint32_t j = 0; j < pages_[p].k; ++j) pairs.emplace_back(v, s0 + j);
+  for (PageId p : changed) append_slots(pages_[p], kNoView, pairs);
   reindex_slots(pairs);
 }
 
@@ -751,20 +740,12 @@ std::size_t PagePool::release_free() {
   for (ViewId v = 0; v < views_.size(); ++v) {
     View& w = views_[v];
     if (!w.live) continue;
-    const std::uint32_t n = static_cast<std::uint32_t>(w.slots.size());
     bool changed = false;
-    for (std::uint32_t a = 0; a < n;) {
-      auto is_free = [&](std::uint32_t i) { return w.slots[i] != kHole && !pages_[w.slots[i]].busy; };
-      if (!is_free(a)) {
-        ++a;
-        continue;
-      }
-      std::uint32_t b = a;
-      while (b < n && is_free(b)) ++b;
-      unmap_slots(w, a, b);
-      changed = true;
-      a = b;
-    }
+    for_each_run(w, 0, static_cast<std::uint32_t>(w.slots.size()),
+                 [&](PageId p) { return p != kHole && !pages_[p].busy; }, [&](std::uint32_t a, std::uint32_t b) {
+                   unmap_slots(w, a, b);
+                   changed = true;
+                 });
     if (changed) reindex(v);
   }
   std::size_t released = 0;

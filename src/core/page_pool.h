@@ -151,6 +151,7 @@ class PagePool {
 
  private:
   static constexpr PageId kHole = 0xffffffffu;
+  static constexpr ViewId kNoView = 0xffffffffu;
   struct Page {
     prim::PhysHandle handle = 0;
     std::uint32_t k = 1;  // slots
@@ -197,8 +198,15 @@ class PagePool {
     ViewId view;
     std::uint32_t first, count;
   };
+  // f(a, b) for each maximal run [a, b) within [lo, hi) of slots i of w
+  // with pred(w.slots[i]); f may change the slots it is given.
+  template <class Pred, class F>
+  static void for_each_run(const View& w, std::uint32_t lo, std::uint32_t hi, Pred&& pred, F&& f);
   template <class F>
   static void for_each_mapped_chunk(const View& w, F&& f);
+  // Appends (view, slot) for every slot of every view that maps page pg,
+  // except view `skip`.
+  static void append_slots(const Page& pg, ViewId skip, std::vector<std::pair<ViewId, std::uint32_t>>& out);
   PageId new_page_id();
   ViewId new_view_id();
   // Free pages worth `want` slots (*got: their slots), none carrying `mark`;
