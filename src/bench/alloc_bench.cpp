@@ -18,11 +18,7 @@ double ns_since(Clock::time_point t) {
   return std::chrono::duration<double, std::nano>(Clock::now() - t).count();
 }
 
-std::uint64_t total_calls(const core::Stats& s) {
-  std::uint64_t n = 0;
-  for (auto c : s.calls.calls) n += c;
-  return n;
-}
+std::uint64_t total_calls(const core::Stats& s) { return s.calls.total_calls(); }
 
 Sample summarize(std::string name, const Options& o, std::size_t param, std::vector<double>& v, double calls) {
   std::sort(v.begin(), v.end());

@@ -86,13 +86,16 @@ std::string stats_json(const Stats& s) {
   appendf(o, "\"views\":%llu,\"stitched_views\":%llu,\"small_slabs\":%llu,\"largest_free_bytes\":%llu,",
           static_cast<ull>(s.views), static_cast<ull>(s.stitched_views), static_cast<ull>(s.small_slabs),
           static_cast<ull>(s.largest_free));
-  o += "\"primitive_calls\":{";
-  for (int i = 0; i < prim::kNumOps; ++i)
-    appendf(o, "%s\"%s\":%llu", i ? "," : "", prim::op_name(static_cast<prim::Op>(i)), static_cast<ull>(s.calls.calls[i]));
-  o += "},\"primitive_ns\":{";
-  for (int i = 0; i < prim::kNumOps; ++i)
-    appendf(o, "%s\"%s\":%llu", i ? "," : "", prim::op_name(static_cast<prim::Op>(i)), static_cast<ull>(s.calls.ns[i]));
-  o += "}}";
+  auto per_op = [&](const char* key, const auto& values) {  // {"reserve":N,...}
+    appendf(o, "\"%s\":{", key);
+    for (int i = 0; i < prim::kNumOps; ++i)
+      appendf(o, "%s\"%s\":%llu", i ? "," : "", prim::op_name(static_cast<prim::Op>(i)), static_cast<ull>(values[i]));
+    o += "}";
+  };
+  per_op("primitive_calls", s.calls.calls);
+  o += ",";
+  per_op("primitive_ns", s.calls.ns);
+  o += "}";
   return o;
 }
 

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -48,14 +47,8 @@ double util(const core::Stats& s) {
   return s.reserved.peak ? static_cast<double>(s.requested.peak) / static_cast<double>(s.reserved.peak) : 0.0;
 }
 
-std::uint64_t total(const std::array<std::uint64_t, prim::kNumOps>& per_op) {
-  std::uint64_t n = 0;
-  for (auto c : per_op) n += c;
-  return n;
-}
-
-std::uint64_t driver_calls(const core::Stats& s) { return total(s.calls.calls); }
-std::uint64_t driver_us(const core::Stats& s) { return total(s.calls.ns) / 1000; }
+std::uint64_t driver_calls(const core::Stats& s) { return s.calls.total_calls(); }
+std::uint64_t driver_us(const core::Stats& s) { return s.calls.total_ns() / 1000; }
 
 }  // namespace
 

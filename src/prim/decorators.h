@@ -80,6 +80,15 @@ struct OpCounts {
   std::array<std::uint64_t, kNumOps> calls{};
   std::array<std::uint64_t, kNumOps> ns{};  // wall-clock time inside the calls
   std::uint64_t operator[](Op op) const { return calls[static_cast<int>(op)]; }
+  std::uint64_t total_calls() const { return sum(calls); }
+  std::uint64_t total_ns() const { return sum(ns); }
+
+ private:
+  static std::uint64_t sum(const std::array<std::uint64_t, kNumOps>& per_op) {
+    std::uint64_t n = 0;
+    for (auto c : per_op) n += c;
+    return n;
+  }
 };
 
 class CountingBackend final : public ForwardingBackend {

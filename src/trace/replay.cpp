@@ -215,8 +215,6 @@ std::string sweep_text(const std::string& key, const std::vector<std::string>& v
   o << line;
   for (std::size_t i = 0; i < rs.size() && i < values.size(); ++i) {
     const core::Stats& s = rs[i].stats;
-    std::uint64_t ns = 0;
-    for (int op = 0; op < prim::kNumOps; ++op) ns += s.calls.ns[op];
     std::snprintf(line, sizeof line, "%-14s %8.4f %14s %8llu %8llu %7llu %10llu %8llu %7llu %10.1f %12.2f\n",
                   values[i].c_str(), rs[i].utilization, human_bytes(s.reserved.peak).c_str(),
                   static_cast<unsigned long long>(s.calls[prim::Op::create]),
@@ -224,7 +222,7 @@ std::string sweep_text(const std::string& key, const std::vector<std::string>& v
                   static_cast<unsigned long long>(s.calls[prim::Op::unmap]),
                   static_cast<unsigned long long>(s.calls[prim::Op::set_access]),
                   static_cast<unsigned long long>(s.stitches), static_cast<unsigned long long>(s.repairs),
-                  static_cast<double>(ns) / 1e6, rs[i].alloc_latency.p99_ns / 1000.0);
+                  static_cast<double>(s.calls.total_ns()) / 1e6, rs[i].alloc_latency.p99_ns / 1000.0);
     o << line;
   }
   o << "map = handles mapped (cuMemSetAccess and cuMemUnmap cost per handle on the GPU); driver ms = time inside\n"
