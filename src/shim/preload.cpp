@@ -595,8 +595,6 @@ void* hook_for_symbol(const char* name) {
 
 namespace {
 
-using RtCopyFn = int (*)(void*, const void*, size_t, int);
-using RtCopyAsyncFn = int (*)(void*, const void*, size_t, int, CUstream);
 constexpr int kHostToHost = 0, kDeviceToDevice = 3;
 constexpr int kRtErrorUnknown = 999;
 
@@ -621,28 +619,25 @@ int rt_copy(void* dst, const void* src, size_t n, int kind, CUstream stream, boo
 
 }  // namespace
 
-#define SHIM_RT_COPY(NAME, STREAM)                                                           \
-  SHIM_EXPORT int shim_rt_##NAME(void* d, const void* s, size_t n, int kind) __asm__(#NAME); \
-  int shim_rt_##NAME(void* d, const void* s, size_t n, int kind) {                          \
-    static const RtCopyFn next = next_rt<RtCopyFn>(#NAME);                                   \
-    bool handled;                                                                            \
-    int r = rt_copy(d, s, n, kind, STREAM, true, &handled);                                  \
-    if (handled) return r;                                                                   \
-    return next ? next(d, s, n, kind) : kRtErrorUnknown;                                     \
+// A runtime entry point NAME(PARAMS): memlake's TAKE decides (setting
+// `handled`); what it does not take goes to the runtime's own NAME(ARGS).
+#define SHIM_RT(NAME, PARAMS, ARGS, TAKE)                                \
+  SHIM_EXPORT int shim_rt_##NAME PARAMS __asm__(#NAME);                  \
+  int shim_rt_##NAME PARAMS {                                            \
+    using Next = int(*) PARAMS;                                          \
+    static const Next next = next_rt<Next>(#NAME);                       \
+    bool handled;                                                        \
+    const int r = TAKE;                                                  \
+    if (handled) return r;                                               \
+    return next ? next ARGS : kRtErrorUnknown;                           \
   }
-#define SHIM_RT_COPY_ASYNC(NAME, STREAM_OF)                                                                \
-  SHIM_EXPORT int shim_rt_##NAME(void* d, const void* s, size_t n, int kind, CUstream st) __asm__(#NAME); \
-  int shim_rt_##NAME(void* d, const void* s, size_t n, int kind, CUstream st) {                          \
-    static const RtCopyAsyncFn next = next_rt<RtCopyAsyncFn>(#NAME);                                     \
-    bool handled;                                                                                        \
-    int r = rt_copy(d, s, n, kind, STREAM_OF(st), false, &handled);                                      \
-    if (handled) return r;                                                                               \
-    return next ? next(d, s, n, kind, st) : kRtErrorUnknown;                                             \
-  }
-SHIM_RT_COPY(cudaMemcpy, nullptr)
-SHIM_RT_COPY(cudaMemcpy_ptds, CU_STREAM_PER_THREAD)
-SHIM_RT_COPY_ASYNC(cudaMemcpyAsync, legacy)
-SHIM_RT_COPY_ASYNC(cudaMemcpyAsync_ptsz, per_thread)
+#define SHIM_RT_COPY_PARAMS (void* d, const void* s, size_t n, int kind)
+#define SHIM_RT_COPY_ASYNC_PARAMS (void* d, const void* s, size_t n, int kind, CUstream st)
+SHIM_RT(cudaMemcpy, SHIM_RT_COPY_PARAMS, (d, s, n, kind), rt_copy(d, s, n, kind, nullptr, true, &handled))
+SHIM_RT(cudaMemcpy_ptds, SHIM_RT_COPY_PARAMS, (d, s, n, kind), rt_copy(d, s, n, kind, CU_STREAM_PER_THREAD, true, &handled))
+SHIM_RT(cudaMemcpyAsync, SHIM_RT_COPY_ASYNC_PARAMS, (d, s, n, kind, st), rt_copy(d, s, n, kind, legacy(st), false, &handled))
+SHIM_RT(cudaMemcpyAsync_ptsz, SHIM_RT_COPY_ASYNC_PARAMS, (d, s, n, kind, st),
+        rt_copy(d, s, n, kind, per_thread(st), false, &handled))
 
 // ---- runtime allocation entry points
 //
@@ -656,15 +651,10 @@ SHIM_RT_COPY_ASYNC(cudaMemcpyAsync_ptsz, per_thread)
 
 namespace {
 
-using RtMallocFn = int (*)(void**, size_t);
-using RtFreeFn = int (*)(void*);
-using RtMallocAsyncFn = int (*)(void**, size_t, CUstream);
-using RtFreeAsyncFn = int (*)(void*, CUstream);
-
 bool rt_context() {
   int dev = 0;
   if (current_device(&dev) == CUDA_SUCCESS) return true;
-  static const RtFreeFn init = next_rt<RtFreeFn>("cudaFree");
+  static const auto init = next_rt<int (*)(void*)>("cudaFree");
   return init && init(nullptr) == 0 && current_device(&dev) == CUDA_SUCCESS;
 }
 
@@ -686,46 +676,12 @@ int rt_free(void* p, CUstream stream, bool async, bool* handled) {
 
 }  // namespace
 
-SHIM_EXPORT int shim_rt_cudaMalloc(void** p, size_t n) __asm__("cudaMalloc");
-int shim_rt_cudaMalloc(void** p, size_t n) {
-  static const RtMallocFn next = next_rt<RtMallocFn>("cudaMalloc");
-  bool handled;
-  const int r = rt_alloc(p, n, nullptr, &handled);
-  if (handled) return r;
-  return next ? next(p, n) : kRtErrorUnknown;
-}
-
-SHIM_EXPORT int shim_rt_cudaFree(void* p) __asm__("cudaFree");
-int shim_rt_cudaFree(void* p) {
-  static const RtFreeFn next = next_rt<RtFreeFn>("cudaFree");
-  bool handled;
-  const int r = rt_free(p, nullptr, false, &handled);
-  if (handled) return r;
-  return next ? next(p) : kRtErrorUnknown;
-}
-
-#define SHIM_RT_ALLOC_ASYNC(NAME, STREAM_OF)                                                          \
-  SHIM_EXPORT int shim_rt_##NAME(void** p, size_t n, CUstream st) __asm__(#NAME);                    \
-  int shim_rt_##NAME(void** p, size_t n, CUstream st) {                                               \
-    static const RtMallocAsyncFn next = next_rt<RtMallocAsyncFn>(#NAME);                              \
-    bool handled;                                                                                     \
-    const int r = rt_alloc(p, n, STREAM_OF(st), &handled);                                            \
-    if (handled) return r;                                                                            \
-    return next ? next(p, n, st) : kRtErrorUnknown;                                                   \
-  }
-#define SHIM_RT_FREE_ASYNC(NAME, STREAM_OF)                                                           \
-  SHIM_EXPORT int shim_rt_##NAME(void* p, CUstream st) __asm__(#NAME);                               \
-  int shim_rt_##NAME(void* p, CUstream st) {                                                          \
-    static const RtFreeAsyncFn next = next_rt<RtFreeAsyncFn>(#NAME);                                  \
-    bool handled;                                                                                     \
-    const int r = rt_free(p, STREAM_OF(st), true, &handled);                                          \
-    if (handled) return r;                                                                            \
-    return next ? next(p, st) : kRtErrorUnknown;                                                      \
-  }
-SHIM_RT_ALLOC_ASYNC(cudaMallocAsync, legacy)
-SHIM_RT_ALLOC_ASYNC(cudaMallocAsync_ptsz, per_thread)
-SHIM_RT_FREE_ASYNC(cudaFreeAsync, legacy)
-SHIM_RT_FREE_ASYNC(cudaFreeAsync_ptsz, per_thread)
+SHIM_RT(cudaMalloc, (void** p, size_t n), (p, n), rt_alloc(p, n, nullptr, &handled))
+SHIM_RT(cudaFree, (void* p), (p), rt_free(p, nullptr, false, &handled))
+SHIM_RT(cudaMallocAsync, (void** p, size_t n, CUstream st), (p, n, st), rt_alloc(p, n, legacy(st), &handled))
+SHIM_RT(cudaMallocAsync_ptsz, (void** p, size_t n, CUstream st), (p, n, st), rt_alloc(p, n, per_thread(st), &handled))
+SHIM_RT(cudaFreeAsync, (void* p, CUstream st), (p, st), rt_free(p, legacy(st), true, &handled))
+SHIM_RT(cudaFreeAsync_ptsz, (void* p, CUstream st), (p, st), rt_free(p, per_thread(st), true, &handled))
 
 // ---- dlsym ----------------------------------------------------------------
 
