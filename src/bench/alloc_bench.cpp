@@ -46,13 +46,39 @@ Sample hot_path(const Options& o, std::size_t size, std::size_t reps) {
   return summarize("hot_path", o, size, v, calls);
 }
 
+namespace {
+
+void* capi_take(memlake_allocator* a, std::size_t bytes, prim::Stream stream) {
+  void* p = nullptr;
+  if (memlake_alloc(a, bytes, 0, stream, &p) != MEMLAKE_OK) throw_error(Errc::out_of_memory, memlake_last_error());
+  return p;
+}
+
+}  // namespace
+
+SideStream::SideStream(const Options& o)
+    : backend_(prim::make_backend(prim::BackendConfig{o.backend, 0, o.granularity, 0})),
+      stream_(backend_->create_stream()) {}
+
+SideStream::~SideStream() { backend_->destroy_stream(stream_); }
+
+void fragment_like_shim_probe(memlake_allocator* a, prim::Stream side) {
+  std::vector<void*> blocks, big;
+  for (int i = 0; i < 96; ++i) blocks.push_back(capi_take(a, std::size_t(24 + (i * 37) % 97) << 20, nullptr));
+  for (int i = 0; i < 96; i += 2) memlake_free(a, blocks[i], 0, nullptr);
+  for (int i = 0; i < 12; ++i) big.push_back(capi_take(a, std::size_t(640) << 20, nullptr));
+  for (int i = 1; i < 96; i += 2) memlake_free(a, blocks[i], 0, nullptr);
+  for (void* p : big) memlake_free(a, p, 0, nullptr);
+  memlake_free(a, capi_take(a, std::size_t(64) << 20, side), 0, side);  // the probe's cudaMallocAsync on its own stream
+}
+
+namespace {
+
 Sample capi_hot_path(const Options& o, std::size_t size, std::size_t reps, bool fragmented) {
   // The same loop through the C ABI (what the shim and Python call): the
   // reference for the LD_PRELOAD shim's overhead. `fragmented`: first the
-  // allocation pattern of tests/gpu/shim_probe.cu (96 blocks of 24..120 MiB,
-  // every other one freed, 12 stitched 640 MiB blocks, then all freed;
-  // about 11 GiB, then 64 MiB allocated and freed on a second stream), so
-  // that the loop runs in the state the probe's loop does.
+  // shim probe's allocation pattern (fragment_like_shim_probe), so that the
+  // loop runs in the state the probe's loop does.
   memlake_options* mo = nullptr;
   memlake_allocator* a = nullptr;
   memlake_options_create(&mo, 0);
@@ -61,25 +87,11 @@ Sample capi_hot_path(const Options& o, std::size_t size, std::size_t reps, bool 
   const memlake_status st = memlake_create(mo, &a);
   memlake_options_destroy(mo);
   if (st != MEMLAKE_OK) throw_error(Errc::unavailable, std::string("bench: ") + memlake_last_error());
-  auto take = [&](std::size_t bytes, prim::Stream stream = nullptr) {
-    void* p = nullptr;
-    if (memlake_alloc(a, bytes, 0, stream, &p) != MEMLAKE_OK) throw_error(Errc::out_of_memory, memlake_last_error());
-    return p;
-  };
-  auto one = [&] { return take(size); };
-  std::unique_ptr<prim::Backend> side_backend;
-  prim::Stream side = nullptr;
+  auto one = [&] { return capi_take(a, size, nullptr); };
+  std::unique_ptr<SideStream> side;  // outlives the allocator
   if (fragmented) {
-    std::vector<void*> blocks, big;
-    for (int i = 0; i < 96; ++i) blocks.push_back(take(std::size_t(24 + (i * 37) % 97) << 20));
-    for (int i = 0; i < 96; i += 2) memlake_free(a, blocks[i], 0, nullptr);
-    for (int i = 0; i < 12; ++i) big.push_back(take(std::size_t(640) << 20));
-    for (int i = 1; i < 96; i += 2) memlake_free(a, blocks[i], 0, nullptr);
-    for (void* p : big) memlake_free(a, p, 0, nullptr);
-    // The probe's cudaMallocAsync/cudaFreeAsync on a stream of its own.
-    side_backend = prim::make_backend(prim::BackendConfig{o.backend, 0, o.granularity, 0});
-    side = side_backend->create_stream();
-    memlake_free(a, take(std::size_t(64) << 20, side), 0, side);
+    side = std::make_unique<SideStream>(o);
+    fragment_like_shim_probe(a, side->get());
   }
   std::vector<void*> keep;
   for (int i = 0; i < (fragmented ? 0 : 64); ++i) keep.push_back(one());
@@ -92,9 +104,11 @@ Sample capi_hot_path(const Options& o, std::size_t size, std::size_t reps, bool 
   }
   for (void* p : keep) memlake_free(a, p, 0, nullptr);
   memlake_destroy(a);  // synchronises before the stream goes
-  if (side) side_backend->destroy_stream(side);
+  side.reset();
   return summarize(fragmented ? "capi_frag" : "capi_hot", o, size, v, 0);
 }
+
+}  // namespace
 
 Sample stitch(const Options& base, std::size_t pages, std::size_t reps) {
   Options o = base;

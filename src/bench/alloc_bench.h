@@ -3,10 +3,13 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/options.h"
+#include "memlake/memlake.h"
+#include "prim/prim.h"
 
 namespace memlake::bench {
 
@@ -26,6 +29,27 @@ Sample hot_path(const Options& o, std::size_t size, std::size_t reps);
 Sample stitch(const Options& o, std::size_t pages, std::size_t reps);
 // One request of `pages` new pages on an empty cache (create + map + access).
 Sample grow(const Options& o, std::size_t pages, std::size_t reps);
+
+// A stream of a backend of its own (what a program's second stream is to
+// memlake); destroy it after the allocator that used it.
+class SideStream {
+ public:
+  explicit SideStream(const Options& o);
+  ~SideStream();
+  SideStream(const SideStream&) = delete;
+  SideStream& operator=(const SideStream&) = delete;
+  prim::Stream get() const { return stream_; }
+
+ private:
+  std::unique_ptr<prim::Backend> backend_;
+  prim::Stream stream_ = nullptr;
+};
+
+// The allocation pattern of tests/gpu/shim_probe.cu through the C ABI on
+// device 0: 96 blocks of 24..120 MiB, every other one freed, 12 stitched
+// 640 MiB blocks, then all freed (about 11 GiB), then 64 MiB allocated and
+// freed on `side`. Throws Errc::out_of_memory with the C ABI's message.
+void fragment_like_shim_probe(memlake_allocator* a, prim::Stream side);
 
 // Every scenario over the standard sizes; `quick` uses fewer repetitions.
 // with_fragmented: also the C ABI loop after an 11 GiB fragmenting pattern.
