@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -79,6 +80,23 @@ Errc error_of(F&& f, std::string* msg = nullptr) {
     return e.code();
   }
   return Errc::ok;
+}
+
+// Builds an idle 4-page view W (a view extended with another's pages) whose
+// last two slots are busy through that other view (*other, allocated last),
+// all on `stream`; before_free runs just before W's allocation is freed.
+// Returns W's address. The repair tests start from this state.
+inline void* idle_view_half_busy(core::DeviceAllocator& dev, std::size_t page, void** other,
+                                 prim::Stream stream = nullptr, const std::function<void()>& before_free = {}) {
+  void* x = dev.alloc(2 * page, stream);
+  void* y = dev.alloc(2 * page, stream);
+  dev.free(x);
+  dev.free(y);
+  void* w = dev.alloc(4 * page, stream);  // one of the two views, extended with the other's pages
+  if (before_free) before_free();
+  dev.free(w);
+  *other = dev.alloc(2 * page, stream);  // best fit: the 2-page view, whose pages W maps too
+  return w;
 }
 
 }  // namespace memlake::test

@@ -116,19 +116,6 @@ TEST_P(AllocatorTest, StitchTopsUpWithNewPagesOnlyForTheShortfall) {
   dev->check();
 }
 
-// Builds an idle 4-page view W (a view extended with another's pages) whose
-// last two slots are busy through that other view; returns W's address.
-void* idle_view_half_busy(core::DeviceAllocator& dev, std::size_t page, void** other) {
-  void* x = dev.alloc(2 * page, nullptr);
-  void* y = dev.alloc(2 * page, nullptr);
-  dev.free(x);
-  dev.free(y);
-  void* w = dev.alloc(4 * page, nullptr);  // one of the two views, extended with the other's pages
-  dev.free(w);
-  *other = dev.alloc(2 * page, nullptr);  // best fit: the 2-page view, whose pages W maps too
-  return w;
-}
-
 TEST_P(AllocatorTest, AnIdleViewIsRepairedInsteadOfStitchedAgain) {
   void* u = nullptr;
   void* w = idle_view_half_busy(*dev, page, &u);
@@ -371,14 +358,8 @@ TEST_F(HostStreams, AViewWithPendingWorkIsNotRepaired) {
   // view's last free is still pending on its stream: its slots cannot be
   // unmapped without waiting, so a new view is stitched instead.
   prim::Stream s1 = host->create_stream();
-  void* x = dev->alloc(2 * page, s1);
-  void* y = dev->alloc(2 * page, s1);
-  dev->free(x);
-  dev->free(y);
-  void* w = dev->alloc(4 * page, s1);
-  host->hold(s1);  // kernels on s1 still use w
-  dev->free(w);
-  void* u = dev->alloc(2 * page, s1);
+  void* u = nullptr;
+  void* w = idle_view_half_busy(*dev, page, &u, s1, [&] { host->hold(s1); });  // kernels on s1 still use W
   const auto before = dev->stats();
   void* v = dev->alloc(4 * page, s1);
   EXPECT_NE(v, w);

@@ -91,13 +91,8 @@ TEST_P(FaultOnOp, RepairFailureLeavesHolesAndLosesNothing) {
   // 4-page request repairs W. A failure inside the repair leaves W with
   // holes (basic guarantee): consistent, nothing leaked, live data intact.
   Rig r;
-  void* x = r.dev->alloc(2 * kPage, nullptr);
-  void* y = r.dev->alloc(2 * kPage, nullptr);
-  r.dev->free(x);
-  r.dev->free(y);
-  void* w = r.dev->alloc(4 * kPage, nullptr);
-  r.dev->free(w);
-  void* u = r.dev->alloc(2 * kPage, nullptr);
+  void* u = nullptr;
+  idle_view_half_busy(*r.dev, kPage, &u);
   fill(r.dev->backend(), u, 2 * kPage, 9);
   const auto handles = r.host->live_handles();
   const auto repairs = r.dev->stats().repairs;
