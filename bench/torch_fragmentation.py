@@ -144,7 +144,9 @@ def worker(a):
             pa, pr = mem()
             point = dict(step=step, t=time.time() - t0, tokens=bs * seq, peak_allocated=pa, peak_reserved=pr)
             if a.allocator in ("memlake",) + SHIMS:  # cumulative time inside memlake's driver calls
-                point["driver_s"] = memlake.stats()["memlake.driver_seconds"]
+                st = memlake.stats()  # host waits for the GPU are counted as synchronize
+                point.update(driver_s=st["memlake.driver_seconds"], wait_s=st["memlake.seconds.synchronize"],
+                             maps=st["memlake.calls.map"])
             res["timeline"].append(point)
             del out, ids
         torch.cuda.synchronize()
@@ -172,7 +174,10 @@ def worker(a):
                                             "memlake.grows", "memlake.calls.create", "memlake.calls.map",
                                             "memlake.calls.set_access", "memlake.driver_seconds",
                                             "memlake.seconds.create", "memlake.seconds.map",
-                                            "memlake.seconds.set_access")}
+                                            "memlake.seconds.set_access", "memlake.repairs",
+                                            "memlake.calls.unmap", "memlake.seconds.unmap",
+                                            "memlake.calls.event_record", "memlake.calls.event_query",
+                                            "memlake.calls.synchronize", "memlake.seconds.synchronize")}
         tl = res["timeline"]
         if len(tl) > 1:  # driver time in the steady steps (after the first), against their wall time
             res["memlake"]["steady_driver_s"] = tl[-1]["driver_s"] - tl[0]["driver_s"]

@@ -81,6 +81,8 @@ MEMLAKE_API memlake_status memlake_empty_cache(memlake_allocator* a, int device)
 MEMLAKE_API memlake_status memlake_set_memory_cap(memlake_allocator* a, size_t bytes);
 MEMLAKE_API memlake_status memlake_reset_peak_stats(memlake_allocator* a, int device);
 
+/* MEMLAKE_OP_SYNCHRONIZE counts every wait of the host for the device: a stream, the
+   whole device, or one event (e.g. before memory freed by a kernel is unmapped). */
 typedef enum memlake_prim_op {
   MEMLAKE_OP_RESERVE = 0, MEMLAKE_OP_FREE_RESERVATION, MEMLAKE_OP_CREATE, MEMLAKE_OP_RELEASE,
   MEMLAKE_OP_MAP, MEMLAKE_OP_UNMAP, MEMLAKE_OP_SET_ACCESS, MEMLAKE_OP_EVENT_RECORD,

@@ -75,6 +75,9 @@ Event ForwardingBackend::record_event(Stream s) {
 bool ForwardingBackend::query_event(Event e) {
   return counted(Op::event_query, [&] { return inner_->query_event(e); });
 }
+void ForwardingBackend::wait_event(Event e) {
+  counted(Op::synchronize, [&] { inner_->wait_event(e); });
+}
 void ForwardingBackend::synchronize_stream(Stream s) {
   counted(Op::synchronize, [&] { inner_->synchronize_stream(s); });
 }

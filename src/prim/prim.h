@@ -51,7 +51,7 @@ enum class Op : int {
   set_access,
   event_record,
   event_query,
-  synchronize,
+  synchronize,  // the host blocks: a stream, the device, or one event (wait_event)
   count_,
 };
 inline constexpr int kNumOps = static_cast<int>(Op::count_);
