@@ -8,7 +8,8 @@
 #           shared runtime plain, without the wait, and with
 #           MEMLAKE_SHIM_COPY=1 (decision log)
 #   tlb     kernel speed on memory built from handles of several sizes
-#           (tests/gpu/tlb_probe.cu)
+#           (tests/gpu/tlb_probe.cu); what mapping costs the kernels running
+#           meanwhile and a training-like pipeline (tests/gpu/map_stall.cu)
 #   torch   PyTorch fine-tuning (opt-1.3b LR): native, memlake, memlake with
 #           8 MiB handles (2 MiB pages), with 8 MiB pages; the deterministic
 #           loss check; the live-bytes bound
@@ -49,7 +50,8 @@ if [ -z "${SKIP_SHIM:-}" ]; then
 fi
 if [ -z "${SKIP_TLB:-}" ]; then
   nvcc -O2 -arch=sm_90 -o build-gpu/tlb_probe tests/gpu/tlb_probe.cu -lcuda >> "$out/nvcc.txt" 2>&1
-  step tlb 120 ./build-gpu/tlb_probe 8
+  nvcc -O2 -arch=sm_90 -o build-gpu/map_stall tests/gpu/map_stall.cu -lcuda >> "$out/nvcc.txt" 2>&1
+  step tlb 150 bash -c "./build-gpu/tlb_probe 8; ./build-gpu/map_stall 256 400; ./build-gpu/map_stall pipeline 30"
 fi
 # TORCH_EXTRA replaces the loss check and the live-bytes bound (e.g. TORCH_EXTRA="--repeats 2").
 [ -n "${SKIP_TORCH:-}" ] || step torch "${TORCH_S:-300}" python3 bench/torch_fragmentation.py --strategies "${STRATEGIES:-LR}" \
