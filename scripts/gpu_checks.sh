@@ -10,10 +10,10 @@
 #   tlb     kernel speed on memory built from handles of several sizes
 #           (tests/gpu/tlb_probe.cu); what mapping costs the kernels running
 #           meanwhile and a training-like pipeline (tests/gpu/map_stall.cu)
-#   torch   PyTorch fine-tuning (opt-1.3b LR): native, memlake, memlake with
-#           8 MiB handles (2 MiB pages), with 8 MiB pages; the deterministic
-#           loss check; the live-bytes bound
-#           at batch $BOUND under the 24 GiB cap
+#   torch   PyTorch fine-tuning (opt-1.3b LR): native, memlake (8 MiB handles),
+#           memlake with one 2 MiB page per handle, native again (the noise
+#           control); the deterministic loss check; the live-bytes bound at
+#           batch $BOUND under the 24 GiB cap
 #   pytest  the Python suite, GPU tests included
 #   sweep   copy-engine threads x staging chunk at 256 MiB
 # Everything takes more than one 10-minute call; split it with the SKIP_*
@@ -55,7 +55,7 @@ if [ -z "${SKIP_TLB:-}" ]; then
 fi
 # TORCH_EXTRA replaces the loss check and the live-bytes bound (e.g. TORCH_EXTRA="--repeats 2").
 [ -n "${SKIP_TORCH:-}" ] || step torch "${TORCH_S:-300}" python3 bench/torch_fragmentation.py --strategies "${STRATEGIES:-LR}" \
-  --allocators "${ALLOCATORS:-native,memlake,memlake:handle_size=8M,memlake:granularity=8M}" ${TORCH_EXTRA:---loss-check --bound-batch ${BOUND:-30}} \
+  --allocators "${ALLOCATORS:-native,memlake,memlake:handle_size=0,native#2}" ${TORCH_EXTRA:---loss-check --bound-batch ${BOUND:-30}} \
   --probe-steps 6 --out "$out/torch.json" --plot "$out/torch.png"
 [ -n "${SKIP_PYTEST:-}" ] || step pytest 150 python3 -m pytest -q -rs tests/python
 [ -n "${SKIP_SWEEP:-}" ] || step sweep "${SWEEP_S:-90}" env OUT="$out" THREADS="${THREADS:-16}" CHUNKS="${CHUNKS:-2M 4M}" scripts/gpu_copy_sweep.sh

@@ -47,17 +47,39 @@ TEST_P(AllocatorTest, FreedBlockIsReusedWithoutDriverCalls) {
 }
 
 TEST_P(AllocatorTest, LargerFreeRunIsSplit) {
-  void* p = dev->alloc(8 * page, nullptr);
-  dev->free(p);
-  void* a = dev->alloc(3 * page, nullptr);
-  void* b = dev->alloc(5 * page, nullptr);
-  EXPECT_EQ(st().reserved.current, 8 * page) << "both halves come from the freed 8 pages";
+  Options o = options();
+  o.handle_size = 0;  // one page per handle: any page boundary can split
+  core::DeviceAllocator one(0, o);
+  void* p = one.alloc(8 * page, nullptr);
+  one.free(p);
+  void* a = one.alloc(3 * page, nullptr);
+  void* b = one.alloc(5 * page, nullptr);
+  EXPECT_EQ(one.stats().reserved.current, 8 * page) << "both halves come from the freed 8 pages";
   std::set<std::uintptr_t> ends{reinterpret_cast<std::uintptr_t>(a), reinterpret_cast<std::uintptr_t>(b)};
   EXPECT_EQ(ends.size(), 2u);
+  one.check();
+  one.free(a);
+  one.free(b);
+  one.check();
+}
+
+TEST_P(AllocatorTest, TheDefaultHandleIs8MiBWherePagesAreSmaller) {
+  // The default (handle_size=auto): growth creates 8 MiB handles when the page divides 8 MiB.
+  const std::size_t handle = std::size_t{8} << 20;
+  const bool large = page < handle && handle % page == 0;
+  const std::size_t k = large ? handle / page : 1;
+  const auto creates = [&] { return st().calls[prim::Op::create]; };
+  void* p = dev->alloc(2 * k * page, nullptr);
+  EXPECT_EQ(creates(), large ? 2u : 2 * k);
+  EXPECT_EQ(st().reserved.current, 2 * k * page);
+  dev->free(p);
   dev->check();
-  dev->free(a);
-  dev->free(b);
-  dev->check();
+  Options o = options();
+  EXPECT_EQ(o.handle_size, Options::kAutoHandleSize);
+  o.set("handle_size", "0");
+  EXPECT_EQ(o.get("handle_size"), "0");
+  o.set("handle_size", "auto");
+  EXPECT_EQ(o.get("handle_size"), "auto");
 }
 
 TEST_P(AllocatorTest, StitchedRangeAliasesTheFreedPages) {

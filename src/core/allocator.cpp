@@ -13,6 +13,10 @@ namespace {
 // Options::handle_size in pages (slots) of this backend; 0 means one page.
 std::uint32_t handle_slots(const Options& o, const prim::Backend& be) {
   const std::size_t page = be.granularity();
+  if (o.handle_size == Options::kAutoHandleSize)
+    return Options::kAutoHandleBytes > page && Options::kAutoHandleBytes % page == 0
+               ? static_cast<std::uint32_t>(Options::kAutoHandleBytes / page)
+               : 1;
   if (o.handle_size == 0) return 1;
   if (o.handle_size % page != 0 || o.handle_size / page > 1024)
     throw_error(Errc::invalid_argument, "handle_size (" + format_bytes(o.handle_size) +

@@ -15,7 +15,11 @@ namespace memlake {
 struct Options {
   std::string backend = "cuda";
   std::size_t granularity = 0;           // 0 = backend default
-  std::size_t handle_size = 0;           // growth creates handles of this size (pages) for the bulk; 0 = one page
+  // Growth creates handles of this size for the bulk of a shortfall; 0 = one page per
+  // handle; kAutoHandleSize = 8 MiB where that is a multiple of a smaller page, else one page.
+  static constexpr std::size_t kAutoHandleSize = ~std::size_t{0};
+  static constexpr std::size_t kAutoHandleBytes = std::size_t{8} << 20;
+  std::size_t handle_size = kAutoHandleSize;
   std::size_t small_max = 1u << 20;      // requests <= this are packed in slabs
   std::size_t memory_cap = 0;            // 0 = none
   bool stitch = true;
