@@ -146,7 +146,7 @@ def worker(a):
             if a.allocator in ("memlake",) + SHIMS:  # cumulative time inside memlake's driver calls
                 st = memlake.stats()  # host waits for the GPU are counted as synchronize
                 point.update(driver_s=st["memlake.driver_seconds"], wait_s=st["memlake.seconds.synchronize"],
-                             maps=st["memlake.calls.map"])
+                             maps=st["memlake.calls.map"], slow_s=st["memlake.slow_path_seconds"])
             res["timeline"].append(point)
             del out, ids
         torch.cuda.synchronize()
@@ -177,7 +177,8 @@ def worker(a):
                                             "memlake.seconds.set_access", "memlake.repairs",
                                             "memlake.calls.unmap", "memlake.seconds.unmap",
                                             "memlake.calls.event_record", "memlake.calls.event_query",
-                                            "memlake.calls.synchronize", "memlake.seconds.synchronize")}
+                                            "memlake.calls.synchronize", "memlake.seconds.synchronize",
+                                            "memlake.slow_paths", "memlake.slow_path_seconds")}
         tl = res["timeline"]
         if len(tl) > 1:  # driver time in the steady steps (after the first), against their wall time
             res["memlake"]["steady_driver_s"] = tl[-1]["driver_s"] - tl[0]["driver_s"]

@@ -35,6 +35,9 @@ TEST_P(AllocatorTest, LargeAllocationsArePageAlignedAndUsable) {
 
 TEST_P(AllocatorTest, FreedBlockIsReusedWithoutDriverCalls) {
   void* p = dev->alloc(4 * page, nullptr);
+  EXPECT_EQ(st().slow_paths, 1u) << "growth is the slow path";
+  const std::uint64_t slow_ns = st().slow_path_ns;
+  EXPECT_GT(slow_ns, 0u);
   dev->free(p);
   auto before = st().calls;
   void* q = dev->alloc(4 * page, nullptr);
@@ -43,6 +46,8 @@ TEST_P(AllocatorTest, FreedBlockIsReusedWithoutDriverCalls) {
   for (auto op : {prim::Op::create, prim::Op::map, prim::Op::set_access, prim::Op::reserve})
     EXPECT_EQ(after[op], before[op]) << prim::op_name(op);
   EXPECT_EQ(st().cache_hits, 1u);
+  EXPECT_EQ(st().slow_paths, 1u) << "a cache hit is not timed";
+  EXPECT_EQ(st().slow_path_ns, slow_ns);
   dev->free(q);
 }
 

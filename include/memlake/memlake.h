@@ -107,6 +107,8 @@ typedef struct memlake_stats {
   uint64_t primitive_calls[16]; /* indexed by memlake_prim_op */
   uint64_t primitive_ns[16];    /* wall-clock ns spent in those calls (since 0.1: check struct_size) */
   uint64_t repairs;             /* idle cached views re-mapped in part instead of a new stitch (check struct_size) */
+  uint64_t slow_paths;          /* large requests no cached view served at once (check struct_size) */
+  uint64_t slow_path_ns;        /* wall-clock ns in them, driver calls included (check struct_size) */
 } memlake_stats;
 
 /* stats->struct_size must be set. A device never used reports zeros. */

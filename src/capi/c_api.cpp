@@ -159,6 +159,8 @@ void to_c(const memlake::core::Stats& s, memlake_stats* out) {
   c.stitches = s.stitches;
   c.grows = s.grows;
   c.repairs = s.repairs;
+  c.slow_paths = s.slow_paths;
+  c.slow_path_ns = s.slow_path_ns;
   c.pages_created = s.pages_created;
   c.views = s.views;
   c.stitched_views = s.stitched_views;

@@ -1,6 +1,7 @@
 #include "core/allocator.h"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <set>
 
@@ -151,6 +152,15 @@ Span Allocator::acquire(std::uint32_t n, Tag tag, std::size_t request, AllocInfo
     return s;
   };
   if (auto s = fit()) return *s;
+  // The slow path is timed (its driver calls included); the hot path above is not.
+  struct SlowTimer {
+    AllocInfo& info;
+    std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+    ~SlowTimer() {
+      info.slow_ns = static_cast<std::uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+    }
+  } timer{info};
   if (settle_others(tag, false))
     if (auto s = fit()) return *s;
 

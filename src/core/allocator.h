@@ -35,6 +35,7 @@ struct AllocInfo {
   std::uint32_t pages_reused = 0;  // existing pages mapped into a new view
   bool stitch_made = false;        // a new view aliasing existing pages
   bool repaired = false;           // an idle cached view re-mapped in part instead
+  std::uint64_t slow_ns = 0;       // time after the first fit missed (0 on the hot path)
 };
 
 struct FreeInfo {

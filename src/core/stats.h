@@ -39,6 +39,8 @@ struct Stats {
   std::uint64_t stitches = 0;        // new views that alias existing free pages
   std::uint64_t grows = 0;           // requests that created physical pages
   std::uint64_t repairs = 0;         // idle cached views re-mapped in part instead of a new stitch
+  std::uint64_t slow_paths = 0;      // large requests that missed the first fit
+  std::uint64_t slow_path_ns = 0;    // time in them: settling, stitching, repairing, growing (driver calls included)
   std::uint64_t pages_created = 0;
   std::uint64_t views = 0, stitched_views = 0, small_slabs = 0;
   std::uint64_t largest_free = 0;    // largest contiguous free range in a view

@@ -186,7 +186,9 @@ std::string replay_text(const ReplayResult& r) {
       << fmt("%.4f", r.native_utilization) << "  (recording allocator's segment events)\n";
   o << "requests          " << s.small_allocs << " small, " << (r.allocs - s.small_allocs - r.ooms) << " large: "
     << s.cache_hits << " cache hits (" << s.stitch_reuses << " from stitched views), " << s.stitches
-    << " stitches, " << s.repairs << " repairs, " << s.grows << " grows (" << s.pages_created << " pages)\n";
+    << " stitches, " << s.repairs << " repairs, " << s.grows << " grows (" << s.pages_created << " pages)\n"
+    << "slow paths        " << s.slow_paths << " requests with no cached fit at once: " << fmt("%.1f", s.slow_path_ns / 1e6)
+    << " ms in them, backend calls included\n";
   if (r.ooms) o << "out of memory     " << r.ooms << " allocations refused\n";
   if (r.unmatched_frees) o << "unmatched frees   " << r.unmatched_frees << "\n";
   o << "primitive calls  ";
