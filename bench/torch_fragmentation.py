@@ -15,9 +15,11 @@ Strategy letters: L = LoRA (peft), R = recomputation, V = batch size varied
 inversely with sequence length.
 """
 import argparse
+import gzip
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import time
@@ -130,7 +132,15 @@ def worker(a):
         torch.cuda.synchronize()
         t0 = time.time()
         tokens = 0
+        prof_range = tuple(int(x) for x in a.profile_steps.split(":")) if a.profile_steps else None
+        prof = None
         for step in range(a.steps):
+            if prof_range and step == prof_range[0]:
+                torch.cuda.synchronize()
+                prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,
+                                                          torch.profiler.ProfilerActivity.CUDA])
+                prof.__enter__()
+                tp0 = time.time()
             seq = random.randint(a.min_seq, a.max_seq)
             bs = max(1, a.batch * a.max_seq // (4 * seq)) if "V" in a.strategy else a.batch
             ids = torch.randint(0, cfg.vocab_size, (bs, seq), device="cuda")
@@ -149,6 +159,14 @@ def worker(a):
                              maps=st["memlake.calls.map"], slow_s=st["memlake.slow_path_seconds"])
             res["timeline"].append(point)
             del out, ids
+            if prof is not None and step == prof_range[1]:
+                torch.cuda.synchronize()
+                wall = time.time() - tp0
+                prof.__exit__(None, None, None)
+                name = f"profile_{a.allocator}_{a.strategy}_{os.getpid()}.json"
+                res["profile"] = profile_summary(prof, wall, prof_range,
+                                                 os.path.join(a.profile_dir, name) if a.profile_dir else "")
+                prof = None
         torch.cuda.synchronize()
         dt = time.time() - t0
         res["tokens_per_s"] = tokens / dt
@@ -206,7 +224,40 @@ def write_trace(torch, path):
 
 # --------------------------------------------------------------------------- parent
 
-def run_worker(args, allocator, strategy, steps, batch, cap=None, trace=None, deterministic=False):
+def profile_summary(prof, wall, steps, path):
+    """GPU busy time (the union of kernel and copy intervals) against wall time over the
+    profiled steps, and the operators with the most host and device time. A GPU that idles
+    while the host is busy points at host-side cost; the chrome trace shows where."""
+    from torch.autograd import DeviceType
+    events = prof.events()
+    spans = sorted((e.time_range.start, e.time_range.end) for e in events if e.device_type == DeviceType.CUDA)
+    busy, end = 0, None
+    for s, e in spans:  # merge overlapping intervals (µs)
+        if end is None or s > end:
+            busy += e - s
+            end = e
+        elif e > end:
+            busy += e - end
+            end = e
+    avgs = prof.key_averages()
+
+    def dev(e):
+        return getattr(e, "self_device_time_total", None) or getattr(e, "self_cuda_time_total", 0)
+
+    out = dict(steps=list(steps), wall_s=wall, gpu_busy_s=busy / 1e6, gpu_idle_fraction=max(0.0, 1 - busy / 1e6 / wall),
+               top_host=[[e.key, e.self_cpu_time_total / 1e6, e.count]
+                         for e in sorted(avgs, key=lambda e: -e.self_cpu_time_total)[:15]],
+               top_device=[[e.key, dev(e) / 1e6, e.count] for e in sorted(avgs, key=lambda e: -dev(e))[:15]])
+    if path:
+        prof.export_chrome_trace(path)
+        with open(path, "rb") as f, gzip.open(path + ".gz", "wb") as g:
+            shutil.copyfileobj(f, g)
+        os.remove(path)
+        out["trace"] = path + ".gz"
+    return out
+
+
+def run_worker(args, allocator, strategy, steps, batch, cap=None, trace=None, deterministic=False, profile=False):
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--allocator", allocator, "--model", args.model,
            "--strategy", strategy, "--steps", str(steps), "--batch", str(batch), "--min-seq", str(args.min_seq),
            "--max-seq", str(args.max_seq), "--seed", str(args.seed)]
@@ -216,6 +267,9 @@ def run_worker(args, allocator, strategy, steps, batch, cap=None, trace=None, de
         cmd += ["--trace", trace]
     if deterministic:
         cmd += ["--deterministic"]
+    if profile and args.profile_steps:
+        cmd += ["--profile-steps", args.profile_steps,
+                "--profile-dir", args.profile_dir or os.path.dirname(os.path.abspath(args.out))]
     env = dict(os.environ)
     env.pop("PYTORCH_CUDA_ALLOC_CONF", None)
     kind, opts = allocator_spec(allocator)
@@ -371,6 +425,9 @@ def main():
     p.add_argument("--out", default="torch_fragmentation.json")
     p.add_argument("--plot", default="torch_fragmentation.png")
     p.add_argument("--trace", default="", help="write the first native run's allocation trace here (.csv.gz)")
+    p.add_argument("--profile-steps", default="", help="A:B: torch.profiler over steps A..B of each table run: GPU busy "
+                   "against wall time, top host and device operators, a chrome trace beside --out (or --profile-dir)")
+    p.add_argument("--profile-dir", default="")
     # worker mode
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--allocator", default="native", help=argparse.SUPPRESS)
@@ -392,7 +449,7 @@ def main():
             native = None
             for al in allocators:  # one at a time: tokens/s must not share the GPU
                 trace = a.trace if (a.trace and al == "native" and not report["runs"]) else None
-                r = collect(run_worker(a, al, s, a.steps, a.batch, trace=trace), f"{al} {s}")
+                r = collect(run_worker(a, al, s, a.steps, a.batch, trace=trace, profile=True), f"{al} {s}")
                 r["allocator"] = al
                 r["repeat"] = rep
                 report["runs"].append(r)
@@ -412,6 +469,11 @@ def main():
                       f"{r['utilization']:>7.3f}{r.get('tokens_per_s', 0):>10.0f}{r.get('steady_tokens_per_s', 0):>13.0f}"
                       f"{rel:>17.3f}{r.get('late_vs_native', float('nan')):>19.3f}{drv:>29}"
                       + ("  OOM" if r["oom"] else ""), flush=True)
+                if "profile" in r:
+                    pr = r["profile"]
+                    print(f"{'':<9}  profiled steps {pr['steps'][0]}-{pr['steps'][1]}: wall {pr['wall_s']:.3f} s, GPU busy "
+                          f"{pr['gpu_busy_s']:.3f} s (idle {100 * pr['gpu_idle_fraction']:.1f} %); top host op "
+                          f"{pr['top_host'][0][0]} {pr['top_host'][0][1]:.3f} s", flush=True)
         if a.repeats > 1:  # the spread of the steady ratio over interleaved repeats
             report["repeat_summary"] = {}
             for s in a.strategies.split(","):
