@@ -110,6 +110,35 @@ TEST(Replay, MeasuresUtilizationAndNativeBaseline) {
   std::remove(p.c_str());
 }
 
+TEST(Replay, LateMapsCountOnlyTheTracesSecondHalf) {
+  // The same request repeated: everything after the first one is a cache hit,
+  // so the second half maps nothing. A new, larger size in the second half maps.
+  const std::uint64_t page = 2 << 20;
+  auto loop = [&](std::string& body, int n, std::uint64_t ptr, std::uint64_t size) {
+    for (int i = 0; i < n; ++i) {
+      body += "0,1,allocate," + std::to_string(ptr) + "," + std::to_string(size) + ",0\n";
+      body += "0,2,free," + std::to_string(ptr) + "," + std::to_string(size) + ",0\n";
+    }
+  };
+  std::string settled = "Thread,Time,Action,Pointer,Size,Stream\n", changing = settled;
+  loop(settled, 1000, 0x100000000ull, 3 * page);
+  loop(changing, 500, 0x100000000ull, 3 * page);
+  loop(changing, 500, 0x100000000ull, 5 * page);
+  trace::ReplayConfig cfg;
+  cfg.options.backend = "host";
+  cfg.options.handle_size = 0;
+  const auto a = write_text("settled.csv", settled), b = write_text("changing.csv", changing);
+  const auto ra = trace::replay(a, cfg), rb = trace::replay(b, cfg);
+  EXPECT_EQ(ra.stats.calls[prim::Op::map], 3u);
+  EXPECT_EQ(ra.late_maps, 0u);
+  EXPECT_GT(rb.late_maps, 0u);
+  EXPECT_EQ(rb.late_maps, rb.stats.calls[prim::Op::map] - 3u) << "the first half mapped the 3-page view only";
+  EXPECT_NE(trace::replay_json(rb).find("\"late_maps\":" + std::to_string(rb.late_maps)), std::string::npos);
+  EXPECT_NE(trace::sweep_text("x", {"1"}, {rb}).find(" late map "), std::string::npos);
+  std::remove(a.c_str());
+  std::remove(b.c_str());
+}
+
 TEST(Replay, MalformedLineStopsWithItsNumber) {
   auto p = write_text("stop.csv",
                       "Thread,Time,Action,Pointer,Size,Stream\n0,0,allocate,0x10,4096,0\n0,1,allocate,0x10,4096,0\n");

@@ -65,10 +65,16 @@ ReplayResult replay(const std::string& path, const ReplayConfig& cfg) {
   };
   const auto t0 = Clock::now();
   Event e;
+  bool half = false;
+  std::uint64_t maps_at_half = 0;
   try {
     while (reader.next(e)) {
       ++r.events;
       if (cfg.progress && (r.events & 0xffff) == 0) cfg.progress(reader.progress(), r.events);
+      if (!half && (r.events & 0xff) == 0 && reader.progress() >= 0.5) {
+        half = true;
+        maps_at_half = dev.stats().calls[prim::Op::map];
+      }
       switch (e.action) {
         case Action::allocate: {
           if (live.count(e.ptr))
@@ -124,6 +130,7 @@ ReplayResult replay(const std::string& path, const ReplayConfig& cfg) {
   if (cfg.progress) cfg.progress(1.0, r.events);
   if (cfg.check) dev.check();
   r.stats = dev.stats();
+  r.late_maps = half ? r.stats.calls[prim::Op::map] - maps_at_half : 0;
   cleanup();
   r.alloc_latency = summarize(alloc_ns);
   r.free_latency = summarize(free_ns);
@@ -160,7 +167,8 @@ std::string replay_json(const ReplayResult& r) {
     << ",\"unmatched_frees\":" << r.unmatched_frees << ",\"peak_live_bytes\":" << r.peak_live
     << ",\"peak_reserved_bytes\":" << r.stats.reserved.peak << ",\"utilization\":" << fmt("%.6f", r.utilization)
     << ",\"native_peak_reserved_bytes\":" << r.native_peak_reserved
-    << ",\"native_utilization\":" << fmt("%.6f", r.native_utilization) << ",\"seconds\":" << fmt("%.3f", r.seconds)
+    << ",\"native_utilization\":" << fmt("%.6f", r.native_utilization) << ",\"late_maps\":" << r.late_maps
+    << ",\"seconds\":" << fmt("%.3f", r.seconds)
     << ",";
   put_latency(o, "alloc_latency", r.alloc_latency);
   o << ",";
@@ -188,7 +196,8 @@ std::string replay_text(const ReplayResult& r) {
     << s.cache_hits << " cache hits (" << s.stitch_reuses << " from stitched views), " << s.stitches
     << " stitches, " << s.repairs << " repairs, " << s.grows << " grows (" << s.pages_created << " pages)\n"
     << "slow paths        " << s.slow_paths << " requests with no cached fit at once: " << fmt("%.1f", s.slow_path_ns / 1e6)
-    << " ms in them, backend calls included\n";
+    << " ms in them, backend calls included\n"
+    << "second half       " << r.late_maps << " handles mapped (0 once a workload has settled)\n";
   if (r.ooms) o << "out of memory     " << r.ooms << " allocations refused\n";
   if (r.unmatched_frees) o << "unmatched frees   " << r.unmatched_frees << "\n";
   o << "primitive calls  ";
@@ -211,24 +220,26 @@ std::string sweep_text(const std::string& key, const std::vector<std::string>& v
   std::ostringstream o;
   if (!rs.empty()) o << "trace " << rs.front().trace << ", " << rs.front().stats.backend << " backend\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%-14s %8s %14s %8s %8s %7s %10s %8s %7s %10s %12s\n", key.c_str(), "util",
-                "peak reserved", "create", "map", "unmap", "set_access", "stitches", "repairs", "driver ms",
+  std::snprintf(line, sizeof line, "%-14s %8s %14s %8s %8s %9s %7s %10s %8s %7s %10s %12s\n", key.c_str(), "util",
+                "peak reserved", "create", "map", "late map", "unmap", "set_access", "stitches", "repairs", "driver ms",
                 "alloc p99 us");
   o << line;
   for (std::size_t i = 0; i < rs.size() && i < values.size(); ++i) {
     const core::Stats& s = rs[i].stats;
-    std::snprintf(line, sizeof line, "%-14s %8.4f %14s %8llu %8llu %7llu %10llu %8llu %7llu %10.1f %12.2f\n",
+    std::snprintf(line, sizeof line, "%-14s %8.4f %14s %8llu %8llu %9llu %7llu %10llu %8llu %7llu %10.1f %12.2f\n",
                   values[i].c_str(), rs[i].utilization, human_bytes(s.reserved.peak).c_str(),
                   static_cast<unsigned long long>(s.calls[prim::Op::create]),
                   static_cast<unsigned long long>(s.calls[prim::Op::map]),
+                  static_cast<unsigned long long>(rs[i].late_maps),
                   static_cast<unsigned long long>(s.calls[prim::Op::unmap]),
                   static_cast<unsigned long long>(s.calls[prim::Op::set_access]),
                   static_cast<unsigned long long>(s.stitches), static_cast<unsigned long long>(s.repairs),
                   static_cast<double>(s.calls.total_ns()) / 1e6, rs[i].alloc_latency.p99_ns / 1000.0);
     o << line;
   }
-  o << "map = handles mapped (cuMemSetAccess and cuMemUnmap cost per handle on the GPU); driver ms = time inside\n"
-       "the backend's calls (host mmap here; the driver's with --backend cuda)\n";
+  o << "map = handles mapped (cuMemSetAccess and cuMemUnmap cost per handle on the GPU); late map = those in the\n"
+       "trace's second half (steady-state churn); driver ms = time inside the backend's calls (host mmap here; the\n"
+       "driver's with --backend cuda)\n";
   return o.str();
 }
 
