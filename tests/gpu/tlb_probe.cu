@@ -12,8 +12,10 @@
 //
 // For each layout: the time to map it (cuMemMap calls, one cuMemSetAccess
 // over the range), a streaming read (GB/s) and random 4-byte reads over the
-// whole buffer and over its first 256 MiB (millions of reads per ms), best
-// of 5 runs. cudaMalloc's memory is the reference row.
+// whole buffer and over its first 256 MiB (millions of reads per ms), a
+// device-to-device cudaMemcpyAsync (copy engines) and a cudaMemsetAsync,
+// best of 5 runs. cudaMalloc's memory is the reference row. Session 13: the
+// kernels ran at the same speed on every layout; the copy columns came after.
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -60,10 +62,11 @@ struct Layout {
   size_t handle = 0;   // 0: cudaMalloc
   size_t shift = 0;    // bytes added to a handle-aligned base
   bool shuffle = false;  // map the handles in shuffled physical order
+  int aliases = 0;       // also map every handle into this many other ranges (stitched views alias pages)
 };
 
 struct Timing {
-  double map_ms = 0, access_ms = 0, stream_gbs = 0, gather_all = 0, gather_256 = 0;
+  double map_ms = 0, access_ms = 0, stream_gbs = 0, gather_all = 0, gather_256 = 0, copy_gbs = 0, memset_gbs = 0;
   size_t maps = 0;
 };
 
@@ -99,6 +102,14 @@ void measure(void* base, size_t bytes, Timing* t, unsigned* out, int sms) {
   const double g2 = best_ms([&] { gather<<<blocks, threads>>>(static_cast<const unsigned*>(base), 256 * kMiB / 4, reads, out); });
   t->gather_all = n / g1 / 1e6;
   t->gather_256 = n / g2 / 1e6;
+  // The copy engines (cudaMemcpyAsync device to device, which PyTorch uses for contiguous
+  // copies) and cudaMemsetAsync: one half of the buffer into the other, then the whole.
+  const size_t half = bytes / 2;
+  char* c = static_cast<char*>(base);
+  const double cp = best_ms([&] { RK(cudaMemcpyAsync(c + half, c, half, cudaMemcpyDeviceToDevice)); });
+  const double ms = best_ms([&] { RK(cudaMemsetAsync(base, 0, bytes)); });
+  t->copy_gbs = static_cast<double>(half) / cp / 1e6;  // bytes copied (each read and written once)
+  t->memset_gbs = static_cast<double>(bytes) / ms / 1e6;
 }
 
 double ms_since(std::chrono::steady_clock::time_point a) {
@@ -139,7 +150,17 @@ Timing run(const Layout& l, size_t bytes, unsigned* out, int sms) {
   t0 = std::chrono::steady_clock::now();
   CK(cuMemSetAccess(base, bytes, &acc, 1));
   t.access_ms = ms_since(t0);
+  std::vector<CUdeviceptr> alias(l.aliases);
+  for (CUdeviceptr& a : alias) {  // the same handles, in reverse order, in another range
+    CK(cuMemAddressReserve(&a, bytes, l.handle, 0, 0));
+    for (size_t j = 0; j < n; ++j) CK(cuMemMap(a + j * l.handle, l.handle, 0, h[order[n - 1 - j]], 0));
+    CK(cuMemSetAccess(a, bytes, &acc, 1));
+  }
   measure(reinterpret_cast<void*>(base), bytes, &t, out, sms);
+  for (CUdeviceptr a : alias) {
+    CK(cuMemUnmap(a, bytes));
+    CK(cuMemAddressFree(a, bytes));
+  }
   CK(cuMemUnmap(base, bytes));
   for (auto& x : h) CK(cuMemRelease(x));
   CK(cuMemAddressFree(res, span));
@@ -163,18 +184,19 @@ int main(int argc, char** argv) {
       {"8M handles", 8 * kMiB},
       {"8M handles at +2M", 8 * kMiB, 2 * kMiB},
       {"8M handles, shuffled", 8 * kMiB, 0, true},
+      {"2M handles, shuffled, aliased 3x", 2 * kMiB, 0, true, 3},
       {"32M handles", 32 * kMiB},
       {"512M handles", 512 * kMiB},
       {"512M handles at +2M", 512 * kMiB, 2 * kMiB},
       {"2G handles", 2048 * kMiB},
   };
   std::printf("buffer %zu GiB, %d SMs; best of 5 (after one warm-up)\n", gib, sms);
-  std::printf("%-34s %7s %9s %11s %10s %12s %12s\n", "layout", "maps", "map ms", "access ms", "read GB/s",
-              "gather all", "gather 256M");
+  std::printf("%-34s %7s %9s %11s %10s %12s %12s %10s %11s\n", "layout", "maps", "map ms", "access ms", "read GB/s",
+              "gather all", "gather 256M", "copy GB/s", "memset GB/s");
   for (const Layout& l : layouts) {
     Timing t = run(l, bytes, out, sms);
-    std::printf("%-34s %7zu %9.1f %11.2f %10.0f %12.1f %12.1f\n", l.name.c_str(), t.maps, t.map_ms, t.access_ms,
-                t.stream_gbs, t.gather_all, t.gather_256);
+    std::printf("%-34s %7zu %9.1f %11.2f %10.0f %12.1f %12.1f %10.0f %11.0f\n", l.name.c_str(), t.maps, t.map_ms,
+                t.access_ms, t.stream_gbs, t.gather_all, t.gather_256, t.copy_gbs, t.memset_gbs);
     std::fflush(stdout);
   }
   std::printf("gather: millions of random 4-byte reads per ms (higher is faster)\n");
