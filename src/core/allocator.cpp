@@ -11,15 +11,17 @@
 namespace memlake::core {
 
 namespace {
-// Options::handle_size in pages (slots) of this backend; 0 means one page.
+// Options::handle_size in pages (slots) of this backend; 0 means one page, auto 8 MiB where it is
+// a multiple of a smaller page (at most kMaxSlots of them).
 std::uint32_t handle_slots(const Options& o, const prim::Backend& be) {
   const std::size_t page = be.granularity();
-  if (o.handle_size == Options::kAutoHandleSize)
-    return Options::kAutoHandleBytes > page && Options::kAutoHandleBytes % page == 0
-               ? static_cast<std::uint32_t>(Options::kAutoHandleBytes / page)
-               : 1;
+  constexpr std::size_t kMaxSlots = 1024;
+  if (o.handle_size == Options::kAutoHandleSize) {
+    const std::size_t k = Options::kAutoHandleBytes / page;
+    return k > 1 && k <= kMaxSlots && Options::kAutoHandleBytes % page == 0 ? static_cast<std::uint32_t>(k) : 1;
+  }
   if (o.handle_size == 0) return 1;
-  if (o.handle_size % page != 0 || o.handle_size / page > 1024)
+  if (o.handle_size % page != 0 || o.handle_size / page > kMaxSlots)
     throw_error(Errc::invalid_argument, "handle_size (" + format_bytes(o.handle_size) +
                                             ") must be a multiple of the page size (" + format_bytes(page) +
                                             ") and at most 1024 pages");
@@ -157,8 +159,8 @@ Span Allocator::acquire(std::uint32_t n, Tag tag, std::size_t request, AllocInfo
     AllocInfo& info;
     std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
     ~SlowTimer() {
-      info.slow_ns = static_cast<std::uint64_t>(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+      info.slow_ns = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(ns));  // 0 means the hot path
     }
   } timer{info};
   if (settle_others(tag, false))
