@@ -33,20 +33,13 @@
 #include <string>
 #include <vector>
 
-#include "check.h"
+#include "probe.cuh"
 
 namespace {
 
-constexpr size_t kMiB = size_t{1} << 20;
+using probe::kMiB;
+using probe::stream_read;
 
-__global__ void stream_read(const float4* p, size_t n, float* out) {
-  float acc = 0.f;
-  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x) {
-    float4 v = p[i];
-    acc += v.x + v.y + v.z + v.w;
-  }
-  if (acc == 12345.f) out[0] = acc;
-}
 
 struct Sample {
   double gpu_ms, host_ms;
@@ -93,13 +86,8 @@ int pipeline(int steps) {
   RK(cudaMalloc(&buf, bytes));
   RK(cudaMemset(buf, 0, bytes));
   RK(cudaMalloc(&out, 64));
-  CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = 0;
-  CUmemAccessDesc acc{};
-  acc.location = prop.location;
-  acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  const CUmemAllocationProp prop = probe::device_prop();
+  const CUmemAccessDesc acc = probe::device_rw();
   // Two sets of handles, mapped alternately into fresh slots of one large
   // reservation (a new range for each stitch, as stitched views are; a page
   // may be mapped at several addresses). Nothing is unmapped while kernels may
@@ -187,13 +175,8 @@ int main(int argc, char** argv) {
   const float4* b4 = static_cast<const float4*>(buf);
   const size_t n4 = bytes / 16;
 
-  CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = 0;
-  CUmemAccessDesc acc{};
-  acc.location = prop.location;
-  acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  const CUmemAllocationProp prop = probe::device_prop();
+  const CUmemAccessDesc acc = probe::device_rw();
   const size_t page = 2 * kMiB;
   std::vector<CUmemGenericAllocationHandle> h(m);
   for (auto& x : h) CK(cuMemCreate(&x, page, &prop, 0));

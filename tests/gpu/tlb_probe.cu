@@ -27,20 +27,13 @@
 #include <string>
 #include <vector>
 
-#include "check.h"
+#include "probe.cuh"
 
 namespace {
 
-constexpr size_t kMiB = size_t{1} << 20;
+using probe::kMiB;
+using probe::stream_read;
 
-__global__ void stream_read(const float4* p, size_t n, float* out) {
-  float acc = 0.f;
-  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x) {
-    float4 v = p[i];
-    acc += v.x + v.y + v.z + v.w;
-  }
-  if (acc == 12345.f) out[0] = acc;  // keeps the reads; never true on zeroed memory
-}
 
 __device__ unsigned long long mix(unsigned long long x) {
   x ^= x >> 33;
@@ -125,10 +118,7 @@ Timing run(const Layout& l, size_t bytes, unsigned* out, int sms) {
     RK(cudaFree(p));
     return t;
   }
-  CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = 0;
+  const CUmemAllocationProp prop = probe::device_prop();
   const size_t n = bytes / l.handle;
   std::vector<CUmemGenericAllocationHandle> h(n);
   for (auto& x : h) CK(cuMemCreate(&x, l.handle, &prop, 0));
@@ -144,9 +134,7 @@ Timing run(const Layout& l, size_t bytes, unsigned* out, int sms) {
   for (size_t j = 0; j < n; ++j) CK(cuMemMap(base + j * l.handle, l.handle, 0, h[order[j]], 0));
   t.maps = n;
   t.map_ms = ms_since(t0);
-  CUmemAccessDesc acc{};
-  acc.location = prop.location;
-  acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  const CUmemAccessDesc acc = probe::device_rw();
   t0 = std::chrono::steady_clock::now();
   CK(cuMemSetAccess(base, bytes, &acc, 1));
   t.access_ms = ms_since(t0);
