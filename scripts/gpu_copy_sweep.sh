@@ -20,8 +20,10 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 g = {(x["direction"], x["host"]): x for x in d["samples"]}
 h, dd, b, p = g[("h2d", "pageable")], g[("d2h", "pageable")], g[("both", "pageable")], g[("h2d", "pinned")]
-print(f"threads {sys.argv[2]:>2} chunk {sys.argv[3]:>3} {sys.argv[4]:8}  H2D {h['memlake_gbps']:5.1f} (plain {h['plain_gbps']:4.1f})"
-      f"  D2H {dd['memlake_gbps']:5.1f} (plain {dd['plain_gbps']:4.1f})  both {b['memlake_gbps']:5.1f}  pinned H2D {p['memlake_gbps']:5.1f}"
+def lanes(x):  # share of the lanes' time in the host memcpy, and one lane's memcpy GB/s
+    return f"[copy {100 * x.get('lane_copy_share', -1):3.0f}%, lane {x.get('lane_gbps', 0):4.1f}]"
+print(f"threads {sys.argv[2]:>2} chunk {sys.argv[3]:>3} {sys.argv[4]:8}  H2D {h['memlake_gbps']:5.1f} (plain {h['plain_gbps']:4.1f}) {lanes(h)}"
+      f"  D2H {dd['memlake_gbps']:5.1f} (plain {dd['plain_gbps']:4.1f}) {lanes(dd)}  both {b['memlake_gbps']:5.1f}  pinned H2D {p['memlake_gbps']:5.1f}"
       f"  {'ok' if all(x['verified'] for x in d['samples']) else 'MISMATCH'}")
 PY
     done

@@ -153,6 +153,8 @@ typedef struct memlake_copy_stats {
   uint32_t reserved0;
   uint64_t transfers, split;  /* multi-path: transfers, and those that used more than the direct path */
   uint64_t bytes_via[16];     /* multi-path: bytes each GPU's PCIe link carried */
+  uint64_t lane_copy_ns;      /* staged copies, summed over host threads: ns in the host memcpy ... */
+  uint64_t lane_wait_ns;      /* ... and ns waiting for a staging buffer or its DMA (check struct_size) */
 } memlake_copy_stats;
 MEMLAKE_API memlake_status memlake_get_copy_stats(memlake_allocator* a, int device, memlake_copy_stats* stats);
 

@@ -43,6 +43,7 @@ class CopyStats(ctypes.Structure):
         ("staged", c_uint64), ("registered", c_uint64), ("chunks", c_uint64),
         ("paths_gpus", c_uint32), ("reserved0", c_uint32),
         ("transfers", c_uint64), ("split", c_uint64), ("bytes_via", c_uint64 * 16),
+        ("lane_copy_ns", c_uint64), ("lane_wait_ns", c_uint64),
     ]
 
 

@@ -62,12 +62,26 @@ std::vector<CopySample> run_copy_bench(const CopyBenchConfig& cfg, int* threads_
       auto plain_d2h = [&] { be.copy_to_host_async(b, D1, n, s2); be.synchronize_stream(s2); };
       auto ml_h2d = [&] { engine.to_device(D1, a, n, s1); be.synchronize_stream(s1); };
       auto ml_d2h = [&] { engine.to_host(b, D2, n, s2); };
-      CopySample h{"h2d", host, n, median_gbps(n, reps, plain_h2d), median_gbps(n, reps, ml_h2d), false};
+      // The engine's lane times over one measurement (staged copies only).
+      auto measured = [&](auto&& once, CopySample& x) {
+        const io::CopyStats before = engine.stats();
+        x.memlake_gbps = median_gbps(n, reps, once);
+        const io::CopyStats after = engine.stats();
+        const double copy = static_cast<double>(after.lane_copy_ns - before.lane_copy_ns);
+        const double wait = static_cast<double>(after.lane_wait_ns - before.lane_wait_ns);
+        if (after.staged > before.staged && copy > 0) {
+          x.lane_copy_share = copy / (copy + wait);
+          x.lane_gbps = static_cast<double>((after.staged - before.staged) * n) / copy;  // bytes per ns = GB/s
+        }
+      };
+      CopySample h{"h2d", host, n, median_gbps(n, reps, plain_h2d), 0, false};
+      measured(ml_h2d, h);
       std::vector<unsigned char> check(std::min<std::size_t>(n, 1 << 20));
       be.read(check.data(), D1 + n - check.size(), check.size());
       h.verified = std::memcmp(check.data(), a + n - check.size(), check.size()) == 0;
       out.push_back(h);
-      CopySample d{"d2h", host, n, median_gbps(n, reps, plain_d2h), median_gbps(n, reps, ml_d2h), false};
+      CopySample d{"d2h", host, n, median_gbps(n, reps, plain_d2h), 0, false};
+      measured(ml_d2h, d);
       std::vector<unsigned char> expect(check.size());
       be.read(expect.data(), D2 + n - check.size(), check.size());
       d.verified = std::memcmp(expect.data(), b + n - check.size(), check.size()) == 0;
@@ -79,7 +93,7 @@ std::vector<CopySample> run_copy_bench(const CopyBenchConfig& cfg, int* threads_
           t.join();
         });
       };
-      out.push_back({"both", host, n, both(plain_h2d, plain_d2h), both(ml_h2d, ml_d2h), h.verified && d.verified});
+      out.push_back({"both", host, n, both(plain_h2d, plain_d2h), both(ml_h2d, ml_d2h), h.verified && d.verified, -1, 0});
     }
   }
   be.destroy_stream(s1);
@@ -94,11 +108,18 @@ std::vector<CopySample> run_copy_bench(const CopyBenchConfig& cfg, int* threads_
 std::string copy_table(const std::vector<CopySample>& s, int threads) {
   std::string o;
   appendf(o, "copy bandwidth, GB/s (median); memlake engine with %d host threads\n", threads);
-  appendf(o, "%-5s %-9s %12s %10s %10s %8s %s\n", "dir", "host", "size", "plain", "memlake", "ratio", "bytes");
-  for (const CopySample& x : s)
-    appendf(o, "%-5s %-9s %12s %10.2f %10.2f %8.2f %s\n", x.direction.c_str(), x.host.c_str(), human_bytes(x.bytes).c_str(),
-            x.plain_gbps, x.memlake_gbps, x.plain_gbps > 0 ? x.memlake_gbps / x.plain_gbps : 0.0,
-            x.verified ? "ok" : "MISMATCH");
+  appendf(o, "%-5s %-9s %12s %10s %10s %8s %6s %12s %s\n", "dir", "host", "size", "plain", "memlake", "ratio", "copy%",
+          "lane GB/s", "bytes");
+  for (const CopySample& x : s) {
+    std::string share = "-", lane = "-";
+    if (x.lane_copy_share >= 0) share.clear(), appendf(share, "%.0f", 100 * x.lane_copy_share);
+    if (x.lane_gbps > 0) lane.clear(), appendf(lane, "%.1f", x.lane_gbps);
+    appendf(o, "%-5s %-9s %12s %10.2f %10.2f %8.2f %6s %12s %s\n", x.direction.c_str(), x.host.c_str(),
+            human_bytes(x.bytes).c_str(), x.plain_gbps, x.memlake_gbps, x.plain_gbps > 0 ? x.memlake_gbps / x.plain_gbps : 0.0,
+            share.c_str(), lane.c_str(), x.verified ? "ok" : "MISMATCH");
+  }
+  o += "copy%: share of the lanes' time in the host memcpy of staged copies (the rest waited for staging\n"
+       "buffers or their DMA); lane GB/s: one lane's memcpy speed\n";
   return o;
 }
 
@@ -106,9 +127,11 @@ std::string copy_json(const std::vector<CopySample>& s, int threads) {
   std::string o = "{\"threads\":" + std::to_string(threads) + ",\"samples\":[";
   for (std::size_t i = 0; i < s.size(); ++i) {
     const CopySample& x = s[i];
-    appendf(o, "%s{\"direction\":\"%s\",\"host\":\"%s\",\"bytes\":%zu,\"plain_gbps\":%.3f,\"memlake_gbps\":%.3f,\"verified\":%s}",
-            i ? "," : "", x.direction.c_str(), x.host.c_str(), x.bytes, x.plain_gbps, x.memlake_gbps,
-            x.verified ? "true" : "false");
+    appendf(o,
+            "%s{\"direction\":\"%s\",\"host\":\"%s\",\"bytes\":%zu,\"plain_gbps\":%.3f,\"memlake_gbps\":%.3f,"
+            "\"lane_copy_share\":%.4f,\"lane_gbps\":%.3f,\"verified\":%s}",
+            i ? "," : "", x.direction.c_str(), x.host.c_str(), x.bytes, x.plain_gbps, x.memlake_gbps, x.lane_copy_share,
+            x.lane_gbps, x.verified ? "true" : "false");
   }
   return o + "]}";
 }

@@ -17,6 +17,11 @@ struct CopySample {
   double plain_gbps;      // driver copy (cudaMemcpy-equivalent)
   double memlake_gbps;
   bool verified;          // bytes checked after the memlake copy
+  // Staged memlake copies: the share of the lanes' time spent in the host memcpy (the
+  // rest waited for staging buffers or their DMA), and the bytes per second of one
+  // lane's memcpy. -1 / 0 when nothing was staged.
+  double lane_copy_share = -1;
+  double lane_gbps = 0;
 };
 
 struct CopyBenchConfig {

@@ -426,6 +426,8 @@ memlake_status memlake_get_copy_stats(memlake_allocator* a, int device, memlake_
     c.staged = e.staged;
     c.registered = e.registered;
     c.chunks = e.chunks;
+    c.lane_copy_ns = e.lane_copy_ns;
+    c.lane_wait_ns = e.lane_wait_ns;
     std::memcpy(out, &c, std::min<std::size_t>(out->struct_size, sizeof c));
   });
 }

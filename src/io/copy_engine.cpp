@@ -1,6 +1,7 @@
 #include "io/copy_engine.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "core/error.h"
@@ -22,6 +23,29 @@ class CopyEngine::Lease {
   CopyEngine& e_;
   Buffer* b_;
   prim::Event pending_ = 0;
+};
+
+// A lane's time in the host copy and in waiting (for a staging buffer or its
+// DMA), added to the engine's statistics when the lane ends.
+class CopyEngine::LaneClock {
+ public:
+  explicit LaneClock(CopyEngine& e) : e_(e) {}
+  ~LaneClock() { e_.add_lane_time(copy_ns_, wait_ns_); }
+  void start() { t_ = Clock::now(); }
+  void waited() { wait_ns_ += lap(); }
+  void copied() { copy_ns_ += lap(); }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  std::uint64_t lap() {
+    const auto now = Clock::now();
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - t_).count();
+    t_ = now;
+    return static_cast<std::uint64_t>(ns);
+  }
+  CopyEngine& e_;
+  Clock::time_point t_ = Clock::now();
+  std::uint64_t copy_ns_ = 0, wait_ns_ = 0;
 };
 
 struct CopyEngine::Task {
@@ -92,6 +116,12 @@ void CopyEngine::count(std::uint64_t CopyStats::*kind, std::size_t bytes, std::s
   ++(stats_.*kind);
   stats_.bytes += bytes;
   stats_.chunks += chunks;
+}
+
+void CopyEngine::add_lane_time(std::uint64_t copy_ns, std::uint64_t wait_ns) {
+  std::lock_guard<std::mutex> g(mu_);
+  stats_.lane_copy_ns += copy_ns;
+  stats_.lane_wait_ns += wait_ns;
 }
 
 CopyStats CopyEngine::stats() const {
@@ -292,11 +322,15 @@ void CopyEngine::to_device(std::uintptr_t dst, const void* src, std::size_t n, p
   Pieces pieces(n, lanes, opts_.chunk, opts_.ramp);
   auto lane = [&](const std::atomic<bool>& failed) {
     unsigned mine = 0;
+    LaneClock clock(*this);
     for (;;) {
+      clock.start();
       Lease b(*this);  // holds no other buffer, so it may wait
+      clock.waited();
       std::size_t off = 0, len = 0;
       if (failed || !pieces.take(&off, &len, &mine)) return;
       host_copy(b.data(), static_cast<const char*>(src) + off, len);
+      clock.copied();
       be_.copy_to_device_async(dst + off, b.data(), len, h2d_);
       b.done_after(be_.record_event(h2d_));
     }
@@ -340,6 +374,7 @@ void CopyEngine::to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Str
     };
     std::deque<InFlight> q;
     unsigned mine = 0;
+    LaneClock clock(*this);
     auto issue = [&](bool wait) {
       auto lease = std::make_unique<Lease>(*this, wait);  // only a lane holding nothing may wait
       std::size_t off = 0, len = 0;
@@ -351,13 +386,16 @@ void CopyEngine::to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Str
     };
     try {
       for (;;) {
+        clock.start();
         if (q.empty() && !issue(true)) return;
         if (q.size() < 2) issue(false);
         InFlight& f = q.front();
         be_.wait_event(f.ev);
         be_.destroy_event(f.ev);
         f.ev = 0;
+        clock.waited();
         host_copy(static_cast<char*>(dst) + f.off, f.lease->data(), f.len);
+        clock.copied();
         q.pop_front();
       }
     } catch (...) {

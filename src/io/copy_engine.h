@@ -63,6 +63,10 @@ struct CopyStats {
   std::uint64_t staged = 0;       // pipelined through staging buffers
   std::uint64_t registered = 0;   // pageable, sent straight to DMA because the registration cache holds it
   std::uint64_t chunks = 0;
+  // Staged copies, summed over lanes: time in the host memcpy to or from staging, and
+  // time waiting for a staging buffer or its DMA. Mostly copying: the host side limits;
+  // mostly waiting: the DMA does.
+  std::uint64_t lane_copy_ns = 0, lane_wait_ns = 0;
   int threads = 0;
 };
 
@@ -88,6 +92,7 @@ class CopyEngine {
     bool busy = false;
   };
   class Lease;  // one staging buffer, returned to the pool however the copy ends
+  class LaneClock;  // a lane's time copying and waiting, for the statistics
   struct Task;   // one staged copy, run by several lanes
   Buffer* acquire(bool wait);
   void release(Buffer* b, prim::Event pending);
@@ -100,6 +105,7 @@ class CopyEngine {
   // returns when all have returned; rethrows the first lane's exception.
   void run_lanes(std::size_t lanes, const std::function<void(const std::atomic<bool>& failed)>& lane);
   void count(std::uint64_t CopyStats::*kind, std::size_t bytes, std::size_t chunks);
+  void add_lane_time(std::uint64_t copy_ns, std::uint64_t wait_ns);
   void run_workers();
   // A pageable range the registration cache holds goes straight to DMA; the
   // call still returns only when the host buffer may be touched again.

@@ -197,7 +197,7 @@ std::string replay_text(const ReplayResult& r) {
     << " stitches, " << s.repairs << " repairs, " << s.grows << " grows (" << s.pages_created << " pages)\n"
     << "slow paths        " << s.slow_paths << " requests with no cached fit at once: " << fmt("%.1f", s.slow_path_ns / 1e6)
     << " ms in them, backend calls included\n"
-    << "second half       " << r.late_maps << " handles mapped (0 once a workload has settled)\n";
+    << "second half       " << r.late_maps << " handles mapped in the second half of the file (none once a workload has settled)\n";
   if (r.ooms) o << "out of memory     " << r.ooms << " allocations refused\n";
   if (r.unmatched_frees) o << "unmatched frees   " << r.unmatched_frees << "\n";
   o << "primitive calls  ";
