@@ -5,8 +5,8 @@
 #   alloc   the allocator hot path, C++ and C ABI, fresh and fragmented
 #   replay  both shipped traces on the cuda backend (driver calls and their time)
 #   shim    the shim probe: static runtime without the wait in free, and the
-#           shared runtime plain, without the wait, and with
-#           MEMLAKE_SHIM_COPY=1 (decision log)
+#           shared runtime plain, without the wait, with it (the default), and
+#           with MEMLAKE_SHIM_COPY=1 (decision log)
 #   tlb     kernel speed on memory built from handles of several sizes
 #           (tests/gpu/tlb_probe.cu); what mapping costs the kernels running
 #           meanwhile and a training-like pipeline (tests/gpu/map_stall.cu)
@@ -45,6 +45,7 @@ if [ -z "${SKIP_SHIM:-}" ]; then
   step shim 120 bash -c "echo '-- static, no wait'; env $pre MEMLAKE_SHIM_SYNC_FREE=0 ./build-gpu/shim_probe;
     echo '-- shared runtime, plain'; ./build-gpu/shim_probe_dyn;
     echo '-- shared runtime, no wait (cudaMalloc taken at the runtime)'; env $pre MEMLAKE_SHIM_SYNC_FREE=0 ./build-gpu/shim_probe_dyn;
+    echo '-- shared runtime, default (cudaFree waits for the device)'; env $pre ./build-gpu/shim_probe_dyn;
     echo '-- shared runtime, shim copies'; env $pre MEMLAKE_SHIM_COPY=1 MEMLAKE_SHIM_LOG=1 ./build-gpu/shim_probe_dyn > $out/shimlog.txt 2>&1;
     grep RESULT $out/shimlog.txt; grep -i 'memcpy\|bytes ->' $out/shimlog.txt | sort | uniq -c | sort -rn | head -40"
 fi
