@@ -283,12 +283,17 @@ std::vector<PageId> PagePool::choose_free(std::uint32_t want, Tag tag, std::uint
   // (few source views, long runs kept whole rather than nibbled). Pages
   // already carrying `mark` are excluded. A first pass takes only pages
   // that fit in what is still wanted; unless `exact`, a second pass covers
-  // the rest with larger pages (overshoot rather than new memory).
+  // the rest with larger pages (overshoot rather than new memory). An exact
+  // fill with pages of several sizes takes large pages first and keeps the
+  // single ones for the remainder, which only they can fill (bin packing,
+  // largest first): filled in run order, a repair's last chunks often found
+  // only large pages left and the repair gave way to a whole new stitch.
   std::vector<PageId> chosen;
   std::uint32_t have = 0;
+  bool large_only = false;
   auto take = [&](PageId p, bool fit_only) {
     Page& pg = pages_[p];
-    if (pg.mark == mark || (fit_only && have + pg.k > want)) return;
+    if (pg.mark == mark || (fit_only && have + pg.k > want) || (large_only && pg.k == 1)) return;
     pg.mark = mark;
     chosen.push_back(p);
     have += pg.k;
@@ -297,8 +302,11 @@ std::vector<PageId> PagePool::choose_free(std::uint32_t want, Tag tag, std::uint
   const int ntags = tag == kGlobal ? 1 : 2;
   std::vector<RunKey> cand;
   bool listed = false;
-  for (int pass = 0; pass < (exact ? 1 : 2) && have < want; ++pass) {
-    const bool fit_only = pass == 0;
+  // Passes: -1 large pages that fit (exact fills with large handles only), 0 any page that
+  // fits, 1 any page (not for exact fills).
+  for (int pass = exact && handle_slots_ > 1 ? -1 : 0; pass < (exact ? 1 : 2) && have < want; ++pass) {
+    const bool fit_only = pass <= 0;
+    large_only = pass < 0;
     for (int ti = 0; ti < ntags && have < want; ++ti)
       for (auto it = orphans_.lower_bound({tags[ti], 0}); it != orphans_.end() && it->first == tags[ti] && have < want; ++it)
         take(it->second, fit_only);
