@@ -65,16 +65,14 @@ ReplayResult replay(const std::string& path, const ReplayConfig& cfg) {
   };
   const auto t0 = Clock::now();
   Event e;
-  bool half = false;
-  std::uint64_t maps_at_half = 0;
+  // Maps so far after every 256 events, to find the second half's once the count is known.
+  constexpr std::uint64_t kEvery = 256;
+  std::vector<std::uint64_t> maps_at;
   try {
     while (reader.next(e)) {
       ++r.events;
       if (cfg.progress && (r.events & 0xffff) == 0) cfg.progress(reader.progress(), r.events);
-      if (!half && (r.events & 0xff) == 0 && reader.progress() >= 0.5) {
-        half = true;
-        maps_at_half = dev.stats().calls[prim::Op::map];
-      }
+      if (r.events % kEvery == 0) maps_at.push_back(dev.stats().calls[prim::Op::map]);
       switch (e.action) {
         case Action::allocate: {
           if (live.count(e.ptr))
@@ -130,7 +128,8 @@ ReplayResult replay(const std::string& path, const ReplayConfig& cfg) {
   if (cfg.progress) cfg.progress(1.0, r.events);
   if (cfg.check) dev.check();
   r.stats = dev.stats();
-  r.late_maps = half ? r.stats.calls[prim::Op::map] - maps_at_half : 0;
+  const std::uint64_t half = r.events / 2 / kEvery;  // snapshots taken before the middle
+  r.late_maps = r.stats.calls[prim::Op::map] - (half ? maps_at[half - 1] : 0);
   cleanup();
   r.alloc_latency = summarize(alloc_ns);
   r.free_latency = summarize(free_ns);
@@ -197,7 +196,7 @@ std::string replay_text(const ReplayResult& r) {
     << " stitches, " << s.repairs << " repairs, " << s.grows << " grows (" << s.pages_created << " pages)\n"
     << "slow paths        " << s.slow_paths << " requests with no cached fit at once: " << fmt("%.1f", s.slow_path_ns / 1e6)
     << " ms in them, backend calls included\n"
-    << "second half       " << r.late_maps << " handles mapped in the second half of the file (none once a workload has settled)\n";
+    << "second half       " << r.late_maps << " handles mapped in the trace's second half (none once a workload has settled)\n";
   if (r.ooms) o << "out of memory     " << r.ooms << " allocations refused\n";
   if (r.unmatched_frees) o << "unmatched frees   " << r.unmatched_frees << "\n";
   o << "primitive calls  ";

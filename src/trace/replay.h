@@ -31,8 +31,8 @@ struct ReplayResult {
   std::uint64_t native_peak_reserved = 0;  // from segment events, 0 if the trace has none
   double utilization = 0;            // peak_live / stats.reserved.peak
   double native_utilization = 0;
-  // Handles mapped in the trace's second half (by file position): a workload that has
-  // settled maps nothing there; one whose shapes keep changing keeps re-mapping.
+  // Handles mapped in the trace's second half (by events, to within 256): a workload that
+  // has settled maps nothing there; one whose shapes keep changing keeps re-mapping.
   std::uint64_t late_maps = 0;
   Latency alloc_latency, free_latency;
   double seconds = 0;
