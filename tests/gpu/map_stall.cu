@@ -14,7 +14,7 @@
 // short kernels, the host just ahead of the GPU, a synchronisation at the
 // end of each step) three ways: plain; with a stitch every 20 launches (8
 // handles mapped into a fresh range, access set, the next kernel reading
-// that range, the range unmapped one stitch later); and with the host
+// that range; the step's ranges unmapped after it); and with the host
 // spinning for as long as those driver calls took, at the same points. If
 // the stitched steps cost more than the spinning ones, mapping costs more
 // than its host time.
@@ -39,7 +39,6 @@ namespace {
 
 using probe::kMiB;
 using probe::stream_read;
-
 
 struct Sample {
   double gpu_ms, host_ms;
