@@ -54,7 +54,7 @@ def step(log, c, bs, seq, recompute, lora_grads):
     pos = log.alloc(act)
     log.free(pos)
 
-    def layer_forward(x, keep):
+    def layer_forward(keep):
         """One decoder layer; returns its output and the tensors autograd keeps."""
         saved = []
         ln1 = log.alloc(act)
@@ -81,7 +81,7 @@ def step(log, c, bs, seq, recompute, lora_grads):
     inputs = []
     for _ in range(c["layers"]):
         inputs.append(x)
-        x, saved = layer_forward(x, keep=not recompute)
+        x, saved = layer_forward(keep=not recompute)
         if not recompute:
             inputs[-1] = (inputs[-1], saved)
     ln_f = log.alloc(act)
@@ -103,7 +103,7 @@ def step(log, c, bs, seq, recompute, lora_grads):
     for i in reversed(range(c["layers"])):
         if recompute:
             xin = inputs[i]
-            out, saved = layer_forward(xin, keep=True)
+            out, saved = layer_forward(keep=True)
             log.free(out)
         else:
             xin, saved = inputs[i]
