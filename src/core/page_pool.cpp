@@ -499,12 +499,16 @@ std::optional<Span> PagePool::take_repaired(std::uint32_t n, Tag tag, std::uint3
       if (!quiescer_.done(t, seq)) return false;
     return true;
   };
-  // The idle view window with the fewest slots that cannot serve (sliding
-  // count over each view's slots; views with live spans are left alone,
-  // their busy pages may be their own). A window starts and ends on page
-  // boundaries.
-  ViewId best = 0;
-  std::uint32_t best_start = 0, best_bad = std::min(n, max_maps);
+  // Idle view windows by how few slots cannot serve (sliding count over each
+  // view's slots; views with live spans are left alone, their busy pages may be
+  // their own). A window starts and ends on page boundaries.
+  struct Candidate {
+    std::uint32_t bad;
+    ViewId view;
+    std::uint32_t start;
+  };
+  std::vector<Candidate> cands;
+  const std::uint32_t limit = std::min(n, max_maps);
   for (ViewId v = 0; v < views_.size(); ++v) {
     const View& w = views_[v];
     const auto size = static_cast<std::uint32_t>(w.slots.size());
@@ -520,31 +524,44 @@ std::optional<Span> PagePool::take_repaired(std::uint32_t n, Tag tag, std::uint3
       if (i + n >= size) break;
       bad = bad + !serves(w.slots[i + n]) - !serves(w.slots[i]);
     }
-    if (least < best_bad && quiet(w)) best = v, best_start = at, best_bad = least;
+    if (least < limit) cands.push_back({least, v, at});
   }
-  if (best_bad >= std::min(n, max_maps)) return std::nullopt;
-  View& w = views_[best];
-  const std::uint32_t end = best_start + n;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> chunks;  // slots to re-map
-  for_each_run(w, best_start, end, [&](PageId p) { return !serves(p); },
-               [&](std::uint32_t a, std::uint32_t b) { chunks.emplace_back(a, b); });
-  // Free pages from elsewhere, each chunk filled exactly; a view maps each
-  // page at most once.
-  const std::uint32_t m = next_mark();
-  for (PageId p : w.slots)
-    if (p != kHole) pages_[p].mark = m;
-  std::vector<std::vector<PageId>> parts;
-  std::uint32_t reused = 0, budget = std::min(reuse_max, best_bad);
-  for (auto [a, b] : chunks) {
-    std::uint32_t got = 0;
-    parts.push_back(choose_free(std::min(b - a, budget), tag, m, &got, /*exact=*/true));
-    budget -= got;
-    reused += got;
-  }
-  // Never create more pages than a new stitch would: free pages of this
-  // view outside the window cannot join it, but could join a new view.
+  std::stable_sort(cands.begin(), cands.end(), [](const Candidate& x, const Candidate& y) { return x.bad < y.bad; });
+  // Never create more pages than a new stitch would: free pages of a view
+  // outside its window cannot join it, but could join a new view.
   const std::size_t stitch_creates = n - std::min<std::size_t>({reuse_max, n, usable_free_pages(tag)});
-  if (best_bad - reused > stitch_creates) return std::nullopt;
+  // The first few candidates whose bad chunks free pages from elsewhere fill
+  // exactly (with pages of several sizes the fewest bad slots may not fit).
+  ViewId best = 0;
+  std::uint32_t best_start = 0, reused = 0;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> chunks;  // slots to re-map
+  std::vector<std::vector<PageId>> parts;
+  bool found = false;
+  std::size_t tries = 0;
+  for (std::size_t ci = 0; ci < cands.size() && tries < kRepairTries && !found; ++ci) {
+    const Candidate& c = cands[ci];
+    View& w = views_[c.view];
+    if (!quiet(w)) continue;  // kernels may still use memory freed through it
+    ++tries;
+    chunks.clear();
+    parts.clear();
+    for_each_run(w, c.start, c.start + n, [&](PageId p) { return !serves(p); },
+                 [&](std::uint32_t a, std::uint32_t b) { chunks.emplace_back(a, b); });
+    // A view maps each page at most once.
+    const std::uint32_t m = next_mark();
+    for (PageId p : w.slots)
+      if (p != kHole) pages_[p].mark = m;
+    std::uint32_t got_all = 0, budget = std::min(reuse_max, c.bad);
+    for (auto [a, b] : chunks) {
+      std::uint32_t got = 0;
+      parts.push_back(choose_free(std::min(b - a, budget), tag, m, &got, /*exact=*/true));
+      budget -= got;
+      got_all += got;
+    }
+    if (c.bad - got_all <= stitch_creates) found = true, best = c.view, best_start = c.start, reused = got_all;
+  }
+  if (!found) return std::nullopt;
+  View& w = views_[best];
   std::uint32_t created = 0;
   try {
     for (auto [a, b] : chunks)  // holes stay holes; mapped slots are unmapped

@@ -152,6 +152,7 @@ class PagePool {
  private:
   static constexpr PageId kHole = 0xffffffffu;
   static constexpr ViewId kNoView = 0xffffffffu;
+  static constexpr std::size_t kRepairTries = 4;  // idle views a repair tries before it gives way to a stitch
   struct Page {
     prim::PhysHandle handle = 0;
     std::uint32_t k = 1;  // slots
