@@ -51,8 +51,8 @@ struct memlake_allocator {
     co.registration.min_bytes = co.direct_below;
     return co;
   }
+  // The direct-path engine of device d (memlake_copy asks multipath_for first).
   memlake::io::CopyEngine& engine(int d) {
-    if (memlake::io::MultiPath* mp = multipath(); mp && d < mp->topology().gpus) return mp->engine(d);
     DeviceAllocator& dev = device(d);
     std::lock_guard<std::mutex> g(mu);
     auto it = engines.find(d);
@@ -78,6 +78,11 @@ struct memlake_allocator {
     }
     paths_made = true;
     return paths.get();
+  }
+  // The executor when device d is one of its GPUs, else null (the direct path).
+  memlake::io::MultiPath* multipath_for(int d) {
+    memlake::io::MultiPath* mp = multipath();
+    return mp && d >= 0 && d < mp->topology().gpus ? mp : nullptr;
   }
 
   DeviceAllocator& device(int d) {
@@ -362,8 +367,7 @@ memlake_status memlake_copy(memlake_allocator* a, void* dst, const void* src, si
     memlake::prim::Backend& be = a->device(device).backend();
     using K = memlake::prim::Backend::PointerKind;
     const K dk = be.pointer_kind(dst), sk = be.pointer_kind(src);
-    memlake::io::MultiPath* mp = a->multipath();
-    if (mp && device >= mp->topology().gpus) mp = nullptr;
+    memlake::io::MultiPath* const mp = a->multipath_for(device);
     const auto dptr = reinterpret_cast<std::uintptr_t>(dk == K::device ? dst : src);
     if (dk == K::device && sk != K::device) {
       if (mp)
