@@ -532,13 +532,12 @@ std::optional<Span> PagePool::take_repaired(std::uint32_t n, Tag tag, std::uint3
   const std::size_t stitch_creates = n - std::min<std::size_t>({reuse_max, n, usable_free_pages(tag)});
   // The first few candidates whose bad chunks free pages from elsewhere fill
   // exactly (with pages of several sizes the fewest bad slots may not fit).
-  ViewId best = 0;
-  std::uint32_t best_start = 0, reused = 0;
+  const Candidate* pick = nullptr;
+  std::uint32_t reused = 0;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> chunks;  // slots to re-map
   std::vector<std::vector<PageId>> parts;
-  bool found = false;
   std::size_t tries = 0;
-  for (std::size_t ci = 0; ci < cands.size() && tries < kRepairTries && !found; ++ci) {
+  for (std::size_t ci = 0; ci < cands.size() && tries < kRepairTries && !pick; ++ci) {
     const Candidate& c = cands[ci];
     View& w = views_[c.view];
     if (!quiet(w)) continue;  // kernels may still use memory freed through it
@@ -558,9 +557,10 @@ std::optional<Span> PagePool::take_repaired(std::uint32_t n, Tag tag, std::uint3
       budget -= got;
       got_all += got;
     }
-    if (c.bad - got_all <= stitch_creates) found = true, best = c.view, best_start = c.start, reused = got_all;
+    if (c.bad - got_all <= stitch_creates) pick = &c, reused = got_all;
   }
-  if (!found) return std::nullopt;
+  if (!pick) return std::nullopt;
+  const ViewId best = pick->view;
   View& w = views_[best];
   std::uint32_t created = 0;
   try {
@@ -579,7 +579,7 @@ std::optional<Span> PagePool::take_repaired(std::uint32_t n, Tag tag, std::uint3
   }
   reindex(best);
   if (info) *info = TakeInfo{w.stitched, reused, created, true};
-  return mark_busy(best, best_start, n);
+  return mark_busy(best, pick->start, n);
 }
 
 void PagePool::push_unsettled(Tag tag, const Unsettled& u) {

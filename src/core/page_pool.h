@@ -96,16 +96,17 @@ class PagePool {
   // Strong guarantee like take_stitched.
   std::optional<Span> take_extended(std::uint32_t n, Tag tag, std::uint32_t reuse_max, TakeInfo* info = nullptr);
 
-  // Repairs an idle cached view instead of stitching a new one: in the
-  // window of n consecutive slots of one idle view that has the fewest slots
-  // unable to serve `tag` (holes, pages busy through another view, another
-  // stream's pages), only those slots are re-mapped, with free pages from
-  // elsewhere (at most `reuse_max`) or new ones. r maps instead of n, and
-  // the same new pages as a stitch would create. Only views whose frees are
-  // complete qualify (their slots are unmapped without waiting), and only a
-  // window needing fewer than min(n, max_maps) maps. nullopt if none
-  // qualifies. On failure the state stays consistent (the view keeps
-  // holes) and nothing is lost.
+  // Repairs an idle cached view instead of stitching a new one: in a window
+  // of n consecutive slots of an idle view, only the slots unable to serve
+  // `tag` (holes, pages busy through another view, another stream's pages)
+  // are re-mapped, with free pages from elsewhere (at most `reuse_max`) or
+  // new ones: r maps instead of n, and no more new pages than a stitch would
+  // create. Windows are tried fewest bad slots first, up to kRepairTries of
+  // them, until one's bad slots can be filled exactly. Only views whose frees
+  // are complete qualify (their slots are unmapped without waiting), and
+  // only a window needing fewer than min(n, max_maps) maps. nullopt if none
+  // qualifies. On failure the state stays consistent (the view keeps holes)
+  // and nothing is lost.
   std::optional<Span> take_repaired(std::uint32_t n, Tag tag, std::uint32_t reuse_max, std::uint32_t max_maps,
                                     TakeInfo* info = nullptr);
   // The pages take_extended(n, tag) would map, nullopt if no view qualifies
@@ -215,7 +216,7 @@ class PagePool {
   std::vector<PageId> choose_free(std::uint32_t want, Tag tag, std::uint32_t mark, std::uint32_t* got, bool exact = false);
   std::uint32_t slots_of(const std::vector<PageId>& pages) const;
   std::vector<PageId> map_pages(std::uintptr_t va, std::vector<PageId> chosen, std::uint32_t n);
-  // First slot of the page at slot i of view w, and whether i starts a page.
+  // Whether slot i of view w is the first slot of its page (or a hole, or past the end).
   bool page_starts(const View& w, std::uint32_t i) const {
     return i == 0 || i >= w.slots.size() || w.slots[i] == kHole || w.slots[i - 1] != w.slots[i];
   }
