@@ -15,6 +15,8 @@
 #           control); the deterministic loss check; the live-bytes bound at
 #           batch $BOUND under the 24 GiB cap
 #   pytest  the Python suite, GPU tests included
+#   pin     whether page-locking the caller's pages in place, piece by piece,
+#           beats staging pageable copies (tests/gpu/pin_probe.cu)
 #   sweep   copy-engine threads x staging chunk at 256 MiB
 # Everything takes more than one 10-minute call; split it with the SKIP_*
 # variables, e.g. first SKIP_TORCH=1, then only the torch step with
@@ -54,10 +56,14 @@ if [ -z "${SKIP_TLB:-}" ]; then
   nvcc -O2 -arch=sm_90 -o build-gpu/map_stall tests/gpu/map_stall.cu -lcuda >> "$out/nvcc.txt" 2>&1
   step tlb 150 bash -c "./build-gpu/tlb_probe 8; ./build-gpu/map_stall 256 400; ./build-gpu/map_stall pipeline 30"
 fi
+if [ -z "${SKIP_PIN:-}" ]; then
+  nvcc -O2 -o build-gpu/pin_probe tests/gpu/pin_probe.cu -lcuda >> "$out/nvcc.txt" 2>&1
+  step pin 150 ./build-gpu/pin_probe "${PIN_MIB:-256}"
+fi
 # TORCH_EXTRA replaces the loss check and the live-bytes bound (e.g. TORCH_EXTRA="--repeats 2").
 [ -n "${SKIP_TORCH:-}" ] || step torch "${TORCH_S:-300}" python3 bench/torch_fragmentation.py --strategies "${STRATEGIES:-LR}" \
   --allocators "${ALLOCATORS:-native,memlake,memlake:handle_size=0,native#2}" ${TORCH_EXTRA:---loss-check --bound-batch ${BOUND:-30}} \
   --probe-steps 6 --out "$out/torch.json" --plot "$out/torch.png"
 [ -n "${SKIP_PYTEST:-}" ] || step pytest 150 python3 -m pytest -q -rs tests/python
 [ -n "${SKIP_SWEEP:-}" ] || step sweep "${SWEEP_S:-90}" env OUT="$out" THREADS="${THREADS:-16}" CHUNKS="${CHUNKS:-2M 4M}" scripts/gpu_copy_sweep.sh
-for f in alloc replay shim tlb torch pytest sweep; do [ -f "$out/$f.txt" ] && { echo "==== $f"; tail -45 "$out/$f.txt"; }; done
+for f in alloc replay shim tlb pin torch pytest sweep; do [ -f "$out/$f.txt" ] && { echo "==== $f"; tail -${TAIL:-45} "$out/$f.txt"; }; done
