@@ -33,6 +33,7 @@ io::CopyOptions engine_options(const Options& o) {
   io::CopyOptions c;
   c.threads = o.copy_threads;
   c.chunk = o.copy_chunk;
+  c.streams = o.copy_streams;
   return c;
 }
 

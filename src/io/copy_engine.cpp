@@ -74,17 +74,24 @@ CopyEngine::CopyEngine(prim::Backend& backend, const CopyOptions& opts)
   if (opts_.buffers <= 0) opts_.buffers = 2 * threads;
   if (opts_.chunk == 0 || opts_.buffers < 2)
     throw_error(Errc::invalid_argument, "copy engine: needs a chunk size and at least 2 staging buffers");
+  if (opts_.streams < 1 || opts_.streams > 16)
+    throw_error(Errc::invalid_argument, "copy engine: " + std::to_string(opts_.streams) + " streams per direction (1..16)");
   stats_.threads = threads;
-  h2d_ = be_.create_stream();
-  d2h_ = be_.create_stream();
+  auto destroy_all = [&] {
+    for (Buffer& b : pool_)
+      if (b.p) be_.free_pinned(b.p);
+    for (auto* v : {&h2d_, &d2h_})
+      for (prim::Stream s : *v) be_.destroy_stream(s);
+  };
   try {
+    for (int i = 0; i < opts_.streams; ++i) {
+      h2d_.push_back(be_.create_stream());
+      d2h_.push_back(be_.create_stream());
+    }
     pool_.resize(static_cast<std::size_t>(opts_.buffers));
     for (Buffer& b : pool_) b.p = be_.alloc_pinned(opts_.chunk);
   } catch (...) {
-    for (Buffer& b : pool_)
-      if (b.p) be_.free_pinned(b.p);
-    be_.destroy_stream(h2d_);
-    be_.destroy_stream(d2h_);
+    destroy_all();
     throw;
   }
   for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { run_workers(); });  // the caller is one more
@@ -98,14 +105,14 @@ CopyEngine::~CopyEngine() {
   jobs_cv_.notify_all();
   for (auto& t : workers_) t.join();
   try {
-    be_.synchronize_stream(h2d_);
-    be_.synchronize_stream(d2h_);
+    for (auto* v : {&h2d_, &d2h_})
+      for (prim::Stream s : *v) be_.synchronize_stream(s);
     for (Buffer& b : pool_) {
       if (b.pending) be_.destroy_event(b.pending);
       be_.free_pinned(b.p);
     }
-    be_.destroy_stream(h2d_);
-    be_.destroy_stream(d2h_);
+    for (auto* v : {&h2d_, &d2h_})
+      for (prim::Stream s : *v) be_.destroy_stream(s);
   } catch (...) {
   }
 }
@@ -265,10 +272,18 @@ std::size_t CopyEngine::lanes_for(std::size_t n) const {
   return std::clamp<std::size_t>(n >> 20, 1, static_cast<std::size_t>(stats_.threads));  // about 1 MiB per lane at least
 }
 
-void CopyEngine::order_after(prim::Stream waiter, prim::Stream signaller) {
+void CopyEngine::start_after(const std::vector<prim::Stream>& waiters, prim::Stream signaller) {
   prim::Event e = be_.record_event(signaller);
-  be_.stream_wait(waiter, e);
-  be_.destroy_event(e);  // the wait is queued; the event is no longer needed
+  for (prim::Stream w : waiters) be_.stream_wait(w, e);
+  be_.destroy_event(e);  // the waits are queued; the event is no longer needed
+}
+
+void CopyEngine::finish_before(prim::Stream waiter, const std::vector<prim::Stream>& signallers) {
+  for (prim::Stream s : signallers) {
+    prim::Event e = be_.record_event(s);
+    be_.stream_wait(waiter, e);
+    be_.destroy_event(e);
+  }
 }
 
 void CopyEngine::host_copy(void* dst, const void* src, std::size_t n) const {
@@ -317,10 +332,12 @@ void CopyEngine::to_device(std::uintptr_t dst, const void* src, std::size_t n, p
   }
   if (try_registered_to_device(dst, src, n, stream)) return;
   // Start after the caller's earlier work (the destination may still be in use).
-  order_after(h2d_, stream);
+  start_after(h2d_, stream);
   const std::size_t lanes = lanes_for(n);
   Pieces pieces(n, lanes, opts_.chunk, opts_.ramp);
+  std::atomic<std::size_t> lane_ids{0};
   auto lane = [&](const std::atomic<bool>& failed) {
+    const prim::Stream dma = h2d_[lane_ids++ % h2d_.size()];
     unsigned mine = 0;
     LaneClock clock(*this);
     for (;;) {
@@ -331,8 +348,8 @@ void CopyEngine::to_device(std::uintptr_t dst, const void* src, std::size_t n, p
       if (failed || !pieces.take(&off, &len, &mine)) return;
       host_copy(b.data(), static_cast<const char*>(src) + off, len);
       clock.copied();
-      be_.copy_to_device_async(dst + off, b.data(), len, h2d_);
-      b.done_after(be_.record_event(h2d_));
+      be_.copy_to_device_async(dst + off, b.data(), len, dma);
+      b.done_after(be_.record_event(dma));
     }
   };
   std::exception_ptr failure;
@@ -342,7 +359,7 @@ void CopyEngine::to_device(std::uintptr_t dst, const void* src, std::size_t n, p
     failure = std::current_exception();
   }
   // The caller's later work starts after the last piece (after those queued, if a lane failed).
-  order_after(stream, h2d_);
+  finish_before(stream, h2d_);
   if (failure) std::rethrow_exception(failure);
   count(&CopyStats::staged, n, pieces.taken());
 }
@@ -361,12 +378,14 @@ void CopyEngine::to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Str
     return;
   }
   if (try_registered_to_host(dst, src, n, stream)) return;
-  order_after(d2h_, stream);
+  start_after(d2h_, stream);
   const std::size_t lanes = lanes_for(n);
   Pieces pieces(n, lanes, opts_.chunk, opts_.ramp);
+  std::atomic<std::size_t> lane_ids{0};
   // Each lane keeps up to two chunks in flight: the DMA fills one buffer
   // while the lane copies the previous one out.
   auto lane = [&](const std::atomic<bool>& failed) {
+    const prim::Stream dma = d2h_[lane_ids++ % d2h_.size()];
     struct InFlight {
       std::unique_ptr<Lease> lease;
       std::size_t off, len;
@@ -379,9 +398,9 @@ void CopyEngine::to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Str
       auto lease = std::make_unique<Lease>(*this, wait);  // only a lane holding nothing may wait
       std::size_t off = 0, len = 0;
       if (!*lease || failed || !pieces.take(&off, &len, &mine)) return false;
-      be_.copy_to_host_async(lease->data(), src + off, len, d2h_);
+      be_.copy_to_host_async(lease->data(), src + off, len, dma);
       q.push_back({std::move(lease), off, len, 0});
-      q.back().ev = be_.record_event(d2h_);
+      q.back().ev = be_.record_event(dma);
       return true;
     };
     try {
@@ -404,7 +423,7 @@ void CopyEngine::to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Str
           be_.wait_event(f.ev);  // no DMA may still write a buffer going back to the pool
           be_.destroy_event(f.ev);
         } else {
-          be_.synchronize_stream(d2h_);  // queued, but its event was never recorded
+          be_.synchronize_stream(dma);  // queued, but its event was never recorded
         }
       }
       throw;

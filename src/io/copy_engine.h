@@ -53,6 +53,7 @@ struct CopyOptions {
   std::size_t direct_below = std::size_t{8} << 20;   // smaller pageable copies go to the driver as they are (measured: below 8 MiB it is as fast)
   bool streaming_stores = true;                      // non-temporal stores for the host side of staged copies
   bool ramp = true;                                  // each lane's first pieces small (1 MiB, doubling): the DMA starts sooner
+  int streams = 1;                                   // DMA streams per direction; lane i queues its pieces on stream i mod streams
   RegistrationOptions registration;                  // keep reused large pageable buffers registered (off by default)
 };
 
@@ -98,8 +99,10 @@ class CopyEngine {
   void release(Buffer* b, prim::Event pending);
   class Pieces;  // splits one staged copy among its lanes
   std::size_t lanes_for(std::size_t n) const;
-  // Work queued on `waiter` from now on starts after the work queued on `signaller` so far.
-  void order_after(prim::Stream waiter, prim::Stream signaller);
+  // Work queued on each of `waiters` from now on starts after the work queued on `signaller` so far.
+  void start_after(const std::vector<prim::Stream>& waiters, prim::Stream signaller);
+  // Work queued on `waiter` from now on starts after the work queued on each of `signallers` so far.
+  void finish_before(prim::Stream waiter, const std::vector<prim::Stream>& signallers);
   void host_copy(void* dst, const void* src, std::size_t n) const;
   // Runs lane() on up to `lanes` threads (the caller and idle workers) and
   // returns when all have returned; rethrows the first lane's exception.
@@ -114,7 +117,9 @@ class CopyEngine {
 
   prim::Backend& be_;
   CopyOptions opts_;
-  prim::Stream h2d_ = nullptr, d2h_ = nullptr;
+  // Separate streams per direction, so H2D and D2H run at once on separate
+  // copy engines; several per direction when CopyOptions::streams > 1.
+  std::vector<prim::Stream> h2d_, d2h_;
   std::vector<Buffer> pool_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
