@@ -4,7 +4,7 @@
 # of host threads and staging chunk, memlake and the plain driver copy in
 # the same process, with the default ramp of first pieces, without it
 # (--no-ramp) and with ordinary instead of non-temporal stores
-# (--plain-memcpy), over STREAMS DMA streams per direction. Prints one line
+# (--plain-memcpy), over STREAMS DMA streams for H2D. Prints one line
 # per combination.
 #   SIZE=256M THREADS="8 12 16" CHUNKS="2M 4M 8M" STREAMS="1 2" VARIANTS="ramp no-ramp" scripts/gpu_copy_sweep.sh
 set -uo pipefail
@@ -17,7 +17,7 @@ for t in ${THREADS:-8 12 16}; do
       ramp=""; [ "$v" = ramp ] || ramp="--$v"
       f="$out/sweep_t${t}_c${c}_s${st}_${v}.json"
       timeout 60 ./build-gpu/memlake bench copy --backend ${BACKEND:-cuda} --min "$size" --max "$size" --reps "${REPS:-6}" \
-        --threads "$t" --chunk "$c" --streams "$st" $ramp --json > "$f" 2>&1 || { echo "t=$t c=$c s=$st $v failed"; tail -2 "$f"; continue; }
+        --threads "$t" --chunk "$c" --h2d-streams "$st" $ramp --json > "$f" 2>&1 || { echo "t=$t c=$c s=$st $v failed"; tail -2 "$f"; continue; }
       python3 - "$f" "$t" "$c" "$v" "$st" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

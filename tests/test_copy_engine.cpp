@@ -105,15 +105,15 @@ TEST_P(CopyEngineTest, ThreadsAndStreamsShareTheStagingPool) {
   for (auto s : streams) dev->backend().destroy_stream(s);
 }
 
-// With several DMA streams per direction the lanes' pieces land on
-// different streams: the copy must still be byte-exact and ordered with the
-// caller's stream (work queued on it after to_device sees the data).
-TEST_P(CopyEngineTest, SeveralDmaStreamsPerDirectionKeepBytesAndOrder) {
+// With several H2D streams the lanes' pieces land on different streams: the
+// copy must still be byte-exact and ordered with the caller's stream (work
+// queued on it after to_device sees the data).
+TEST_P(CopyEngineTest, SeveralHostToDeviceStreamsKeepBytesAndOrder) {
   io::CopyOptions o;
   o.chunk = 1 << 20;
   o.buffers = 4;
   o.threads = 3;
-  o.streams = 3;
+  o.h2d_streams = 3;
   o.direct_below = 64 << 10;
   io::CopyEngine multi(dev->backend(), o);
   prim::Backend& be = dev->backend();
@@ -137,10 +137,10 @@ TEST_P(CopyEngineTest, SeveralDmaStreamsPerDirectionKeepBytesAndOrder) {
   EXPECT_GE(multi.stats().chunks, 20u);
   be.destroy_stream(s);
   for (int bad : {0, 17}) {
-    o.streams = bad;
+    o.h2d_streams = bad;
     std::string msg;
     EXPECT_EQ(error_of([&] { io::CopyEngine e(be, o); }, &msg), Errc::invalid_argument) << bad;
-    EXPECT_NE(msg.find("streams per direction"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("host-to-device streams"), std::string::npos) << msg;
   }
 }
 

@@ -49,7 +49,7 @@ const char* kUsage =
     "bench alloc options: --backend host|cuda, --granularity SIZE, --quick, --json,\n"
     "  --fragmented (also the C ABI loop after the shim probe's 11 GiB fragmenting pattern)\n"
     "bench copy options:  --backend host|cuda, --min SIZE (64K), --max SIZE (1G), --reps N, --json,\n"
-    "                     --threads N, --chunk SIZE, --streams N (the engine's; default MEMLAKE_COPY_THREADS/_CHUNK/_STREAMS),\n"
+    "                     --threads N, --chunk SIZE, --h2d-streams N (the engine's; default MEMLAKE_COPY_THREADS/_CHUNK/_H2D_STREAMS),\n"
     "                     --plain-memcpy (no non-temporal stores), --no-ramp (every piece full size from the start),\n"
     "                     --svg FILE (plot of GB/s against size)\n"
     "                     --registration: cost of registering a pageable buffer against what it saves per copy\n"
@@ -239,7 +239,7 @@ int cmd_bench_copy(const std::vector<std::string>& args) {
       else if (a == "--reps") cfg.reps = std::stoi(value());
       else if (a == "--threads") cfg.options.set("copy_threads", value());
       else if (a == "--chunk") cfg.options.set("copy_chunk", value());
-      else if (a == "--streams") cfg.options.set("copy_streams", value());
+      else if (a == "--h2d-streams") cfg.options.set("copy_h2d_streams", value());
       else if (a == "--plain-memcpy") cfg.streaming_stores = false;
       else if (a == "--no-ramp") cfg.ramp = false;
       else if (a == "--json") json = true;

@@ -36,7 +36,7 @@ std::vector<CopySample> run_copy_bench(const CopyBenchConfig& cfg, int* threads_
   io::CopyOptions eo;
   eo.threads = cfg.options.copy_threads;
   eo.chunk = cfg.options.copy_chunk;
-  eo.streams = cfg.options.copy_streams;
+  eo.h2d_streams = cfg.options.copy_h2d_streams;
   eo.streaming_stores = cfg.streaming_stores;
   eo.ramp = cfg.ramp;
   io::CopyEngine engine(be, eo);

@@ -33,7 +33,7 @@ io::CopyOptions engine_options(const Options& o) {
   io::CopyOptions c;
   c.threads = o.copy_threads;
   c.chunk = o.copy_chunk;
-  c.streams = o.copy_streams;
+  c.h2d_streams = o.copy_h2d_streams;
   return c;
 }
 

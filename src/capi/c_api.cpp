@@ -46,7 +46,7 @@ struct memlake_allocator {
     memlake::io::CopyOptions co;
     co.threads = opts.copy_threads;
     co.chunk = opts.copy_chunk;
-    co.streams = opts.copy_streams;
+    co.h2d_streams = opts.copy_h2d_streams;
     co.registration.after = opts.copy_register_after;
     co.registration.limit = opts.copy_register_limit;
     co.registration.min_bytes = co.direct_below;

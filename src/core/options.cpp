@@ -92,16 +92,16 @@ const std::vector<Entry>& entries() {
          o.copy_chunk = n;
        },
        [](const Options& o) { return size_str(o.copy_chunk); }},
-      {{"copy_streams", "MEMLAKE_COPY_STREAMS", "1",
-        "DMA streams per direction for the copy engine's staged copies: the host threads spread their pieces over them, so several copy engines read or write host memory at once."},
+      {{"copy_h2d_streams", "MEMLAKE_COPY_H2D_STREAMS", "1",
+        "DMA streams for the copy engine's staged host-to-device copies: the host threads spread their pieces over them, so several copy engines read host memory at once (device-to-host copies use one)."},
        [](Options& o, const std::string& v) {
          char* end = nullptr;
          long n = std::strtol(v.c_str(), &end, 10);
          if (v.empty() || *end != '\0' || n < 1 || n > 16)
-           throw_error(Errc::invalid_argument, "option copy_streams: '" + v + "' is not a stream count (1..16)");
-         o.copy_streams = static_cast<int>(n);
+           throw_error(Errc::invalid_argument, "option copy_h2d_streams: '" + v + "' is not a stream count (1..16)");
+         o.copy_h2d_streams = static_cast<int>(n);
        },
-       [](const Options& o) { return std::to_string(o.copy_streams); }},
+       [](const Options& o) { return std::to_string(o.copy_h2d_streams); }},
       {{"copy_register_after", "MEMLAKE_COPY_REGISTER_AFTER", "0",
         "Registration cache: a pageable host buffer of 8 MiB or more copied this many times (same address and size) is page-locked and then copied by DMA directly. 0 = never. The buffer must be released with memlake_copy_forget / memlake.copy_forget before it is freed."},
        [](Options& o, const std::string& v) {

@@ -74,8 +74,9 @@ CopyEngine::CopyEngine(prim::Backend& backend, const CopyOptions& opts)
   if (opts_.buffers <= 0) opts_.buffers = 2 * threads;
   if (opts_.chunk == 0 || opts_.buffers < 2)
     throw_error(Errc::invalid_argument, "copy engine: needs a chunk size and at least 2 staging buffers");
-  if (opts_.streams < 1 || opts_.streams > 16)
-    throw_error(Errc::invalid_argument, "copy engine: " + std::to_string(opts_.streams) + " streams per direction (1..16)");
+  if (opts_.h2d_streams < 1 || opts_.h2d_streams > 16)
+    throw_error(Errc::invalid_argument,
+                "copy engine: " + std::to_string(opts_.h2d_streams) + " host-to-device streams (1..16)");
   stats_.threads = threads;
   auto destroy_all = [&] {
     for (Buffer& b : pool_)
@@ -84,10 +85,8 @@ CopyEngine::CopyEngine(prim::Backend& backend, const CopyOptions& opts)
       for (prim::Stream s : *v) be_.destroy_stream(s);
   };
   try {
-    for (int i = 0; i < opts_.streams; ++i) {
-      h2d_.push_back(be_.create_stream());
-      d2h_.push_back(be_.create_stream());
-    }
+    for (int i = 0; i < opts_.h2d_streams; ++i) h2d_.push_back(be_.create_stream());
+    d2h_.push_back(be_.create_stream());
     pool_.resize(static_cast<std::size_t>(opts_.buffers));
     for (Buffer& b : pool_) b.p = be_.alloc_pinned(opts_.chunk);
   } catch (...) {

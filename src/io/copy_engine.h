@@ -53,7 +53,7 @@ struct CopyOptions {
   std::size_t direct_below = std::size_t{8} << 20;   // smaller pageable copies go to the driver as they are (measured: below 8 MiB it is as fast)
   bool streaming_stores = true;                      // non-temporal stores for the host side of staged copies
   bool ramp = true;                                  // each lane's first pieces small (1 MiB, doubling): the DMA starts sooner
-  int streams = 1;                                   // DMA streams per direction; lane i queues its pieces on stream i mod streams
+  int h2d_streams = 1;                               // DMA streams for staged H2D copies; lane i queues its pieces on stream i mod h2d_streams
   RegistrationOptions registration;                  // keep reused large pageable buffers registered (off by default)
 };
 
@@ -118,7 +118,7 @@ class CopyEngine {
   prim::Backend& be_;
   CopyOptions opts_;
   // Separate streams per direction, so H2D and D2H run at once on separate
-  // copy engines; several per direction when CopyOptions::streams > 1.
+  // copy engines; h2d_streams for H2D, one for D2H.
   std::vector<prim::Stream> h2d_, d2h_;
   std::vector<Buffer> pool_;
   mutable std::mutex mu_;
