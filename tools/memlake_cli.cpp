@@ -220,12 +220,12 @@ int cmd_stat(const std::vector<std::string>& args, bool top) {
 
 int cmd_bench_copy(const std::vector<std::string>& args) {
   memlake::bench::CopyBenchConfig cfg;
-  cfg.options = memlake::Options::from_env();
-  cfg.options.backend = "host";
   bool json = false, registration = false, multipath = false;
   int loopback = 0;
   std::string svg;
   try {
+    cfg.options = memlake::Options::from_env();  // a bad MEMLAKE_* value is a usage error, like a bad flag
+    cfg.options.backend = "host";
     for (std::size_t i = 1; i < args.size(); ++i) {
       const std::string& a = args[i];
       auto value = [&]() -> std::string {

@@ -26,6 +26,16 @@ bool parse_bool(const std::string& key, const std::string& v) {
 
 std::string size_str(std::size_t v) { return std::to_string(v); }
 
+// A whole number in [lo, hi]; `what` names it in the error ("thread count").
+int parse_int(const std::string& key, const std::string& v, long lo, long hi, const char* what) {
+  char* end = nullptr;
+  const long n = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || n < lo || n > hi)
+    throw_error(Errc::invalid_argument, "option " + key + ": '" + v + "' is not a " + what + " (" + std::to_string(lo) +
+                                            ".." + std::to_string(hi) + ")");
+  return static_cast<int>(n);
+}
+
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> table = {
       {{"backend", "MEMLAKE_BACKEND", "cuda", "Primitives backend: 'cuda' (GPU, driver loaded at run time) or 'host' (Linux memory)."},
@@ -75,13 +85,7 @@ const std::vector<Entry>& entries() {
        [](const Options& o) { return o.trace; }},
       {{"copy_threads", "MEMLAKE_COPY_THREADS", "0",
         "Host threads of the copy engine (memlake_copy, memlake.copy) for staged pageable copies. 0 = one per core, at most 16."},
-       [](Options& o, const std::string& v) {
-         char* end = nullptr;
-         long n = std::strtol(v.c_str(), &end, 10);
-         if (v.empty() || *end != '\0' || n < 0 || n > 256)
-           throw_error(Errc::invalid_argument, "option copy_threads: '" + v + "' is not a thread count (0..256)");
-         o.copy_threads = static_cast<int>(n);
-       },
+       [](Options& o, const std::string& v) { o.copy_threads = parse_int("copy_threads", v, 0, 256, "thread count"); },
        [](const Options& o) { return std::to_string(o.copy_threads); }},
       {{"copy_chunk", "MEMLAKE_COPY_CHUNK", "4194304",
         "Size of the copy engine's pinned staging buffers (2 per copy thread): the unit one thread copies before handing it to the DMA engine."},
@@ -94,23 +98,11 @@ const std::vector<Entry>& entries() {
        [](const Options& o) { return size_str(o.copy_chunk); }},
       {{"copy_h2d_streams", "MEMLAKE_COPY_H2D_STREAMS", "1",
         "DMA streams for the copy engine's staged host-to-device copies: the host threads spread their pieces over them, so several copy engines read host memory at once (device-to-host copies use one)."},
-       [](Options& o, const std::string& v) {
-         char* end = nullptr;
-         long n = std::strtol(v.c_str(), &end, 10);
-         if (v.empty() || *end != '\0' || n < 1 || n > 16)
-           throw_error(Errc::invalid_argument, "option copy_h2d_streams: '" + v + "' is not a stream count (1..16)");
-         o.copy_h2d_streams = static_cast<int>(n);
-       },
+       [](Options& o, const std::string& v) { o.copy_h2d_streams = parse_int("copy_h2d_streams", v, 1, 16, "stream count"); },
        [](const Options& o) { return std::to_string(o.copy_h2d_streams); }},
       {{"copy_register_after", "MEMLAKE_COPY_REGISTER_AFTER", "0",
         "Registration cache: a pageable host buffer of 8 MiB or more copied this many times (same address and size) is page-locked and then copied by DMA directly. 0 = never. The buffer must be released with memlake_copy_forget / memlake.copy_forget before it is freed."},
-       [](Options& o, const std::string& v) {
-         char* end = nullptr;
-         long n = std::strtol(v.c_str(), &end, 10);
-         if (v.empty() || *end != '\0' || n < 0 || n > 1000000)
-           throw_error(Errc::invalid_argument, "option copy_register_after: '" + v + "' is not a count (0..1000000)");
-         o.copy_register_after = static_cast<int>(n);
-       },
+       [](Options& o, const std::string& v) { o.copy_register_after = parse_int("copy_register_after", v, 0, 1000000, "count"); },
        [](const Options& o) { return std::to_string(o.copy_register_after); }},
       {{"copy_register_limit", "MEMLAKE_COPY_REGISTER_LIMIT", "8589934592",
         "Registration cache: host bytes kept page-locked at most; the least recently copied buffers are unregistered first."},
