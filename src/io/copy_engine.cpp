@@ -78,19 +78,16 @@ CopyEngine::CopyEngine(prim::Backend& backend, const CopyOptions& opts)
     throw_error(Errc::invalid_argument,
                 "copy engine: " + std::to_string(opts_.h2d_streams) + " host-to-device streams (1..16)");
   stats_.threads = threads;
-  auto destroy_all = [&] {
-    for (Buffer& b : pool_)
-      if (b.p) be_.free_pinned(b.p);
-    for (auto* v : {&h2d_, &d2h_})
-      for (prim::Stream s : *v) be_.destroy_stream(s);
-  };
   try {
+    d2h_ = be_.create_stream();
     for (int i = 0; i < opts_.h2d_streams; ++i) h2d_.push_back(be_.create_stream());
-    d2h_.push_back(be_.create_stream());
     pool_.resize(static_cast<std::size_t>(opts_.buffers));
     for (Buffer& b : pool_) b.p = be_.alloc_pinned(opts_.chunk);
   } catch (...) {
-    destroy_all();
+    for (Buffer& b : pool_)
+      if (b.p) be_.free_pinned(b.p);
+    for (prim::Stream s : h2d_) be_.destroy_stream(s);
+    if (d2h_) be_.destroy_stream(d2h_);
     throw;
   }
   for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { run_workers(); });  // the caller is one more
@@ -104,14 +101,14 @@ CopyEngine::~CopyEngine() {
   jobs_cv_.notify_all();
   for (auto& t : workers_) t.join();
   try {
-    for (auto* v : {&h2d_, &d2h_})
-      for (prim::Stream s : *v) be_.synchronize_stream(s);
+    for (prim::Stream s : h2d_) be_.synchronize_stream(s);
+    be_.synchronize_stream(d2h_);
     for (Buffer& b : pool_) {
       if (b.pending) be_.destroy_event(b.pending);
       be_.free_pinned(b.p);
     }
-    for (auto* v : {&h2d_, &d2h_})
-      for (prim::Stream s : *v) be_.destroy_stream(s);
+    for (prim::Stream s : h2d_) be_.destroy_stream(s);
+    be_.destroy_stream(d2h_);
   } catch (...) {
   }
 }
@@ -377,14 +374,12 @@ void CopyEngine::to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Str
     return;
   }
   if (try_registered_to_host(dst, src, n, stream)) return;
-  start_after(d2h_, stream);
+  start_after({d2h_}, stream);
   const std::size_t lanes = lanes_for(n);
   Pieces pieces(n, lanes, opts_.chunk, opts_.ramp);
-  std::atomic<std::size_t> lane_ids{0};
   // Each lane keeps up to two chunks in flight: the DMA fills one buffer
   // while the lane copies the previous one out.
   auto lane = [&](const std::atomic<bool>& failed) {
-    const prim::Stream dma = d2h_[lane_ids++ % d2h_.size()];
     struct InFlight {
       std::unique_ptr<Lease> lease;
       std::size_t off, len;
@@ -397,9 +392,9 @@ void CopyEngine::to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Str
       auto lease = std::make_unique<Lease>(*this, wait);  // only a lane holding nothing may wait
       std::size_t off = 0, len = 0;
       if (!*lease || failed || !pieces.take(&off, &len, &mine)) return false;
-      be_.copy_to_host_async(lease->data(), src + off, len, dma);
+      be_.copy_to_host_async(lease->data(), src + off, len, d2h_);
       q.push_back({std::move(lease), off, len, 0});
-      q.back().ev = be_.record_event(dma);
+      q.back().ev = be_.record_event(d2h_);
       return true;
     };
     try {
@@ -422,7 +417,7 @@ void CopyEngine::to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Str
           be_.wait_event(f.ev);  // no DMA may still write a buffer going back to the pool
           be_.destroy_event(f.ev);
         } else {
-          be_.synchronize_stream(dma);  // queued, but its event was never recorded
+          be_.synchronize_stream(d2h_);  // queued, but its event was never recorded
         }
       }
       throw;

@@ -118,8 +118,9 @@ class CopyEngine {
   prim::Backend& be_;
   CopyOptions opts_;
   // Separate streams per direction, so H2D and D2H run at once on separate
-  // copy engines; h2d_streams for H2D, one for D2H.
-  std::vector<prim::Stream> h2d_, d2h_;
+  // copy engines; h2d_streams of them for H2D.
+  std::vector<prim::Stream> h2d_;
+  prim::Stream d2h_ = nullptr;
   std::vector<Buffer> pool_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
