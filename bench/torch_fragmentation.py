@@ -60,6 +60,66 @@ def parse_size(s):
     return int(float(s))
 
 
+def step_durations(timeline):
+    """[(step, seconds, tokens)] from a timeline of dicts with 'step', 't' (seconds since
+    the start, taken at the step's end) and 'tokens'."""
+    return [(x["step"], x["t"] - (timeline[i - 1]["t"] if i else 0.0), x["tokens"]) for i, x in enumerate(timeline)]
+
+
+def outlier_steps(timeline, factor=3.0):
+    """Steps after the first that took more than factor x the median step. Taken from
+    the native run and left out of every allocator's rates in that repeat: one-off
+    host work that has nothing to do with memory (cuDNN compiling attention kernels
+    for a new shape took 6-8 s of one LRV step in every run, native included, and
+    decided the whole run's rate). A step only memlake makes slow is still counted."""
+    d = step_durations(timeline)[1:]
+    if not d:
+        return []
+    ordered = sorted(x[1] for x in d)
+    median = ordered[len(ordered) // 2]
+    return [k for k, t, _ in d if t > factor * median]
+
+
+def step_rates(timeline, leave_out=()):
+    """Tokens per second after the first step ('steady', which skips one-time set-up)
+    and over the second half ('late': memory has mostly stopped growing), without the
+    steps in leave_out."""
+    d = [x for x in step_durations(timeline) if x[0] not in set(leave_out)]
+    steps = [x["step"] for x in timeline]
+
+    def rate(xs):
+        t = sum(x[1] for x in xs)
+        return sum(x[2] for x in xs) / t if t > 0 else 0.0
+    out = {}
+    if len(timeline) > 1:
+        out["steady_tokens_per_s"] = rate([x for x in d if x[0] != steps[0]])
+    h = len(timeline) // 2
+    if h >= 2:
+        out["late_tokens_per_s"] = rate([x for x in d if x[0] in steps[h:]])
+    return out
+
+
+def repeat_summary(runs, strategies, allocators):
+    """Per strategy and non-native allocator: the median and range of the per-repeat
+    steady ratio, and the pooled ratio (mean steady tokens/s over the repeats against
+    native's mean), which is steadier when single runs vary by 20-30 %."""
+    out = {}
+    for s in strategies:
+        nat = [r["steady_tokens_per_s"] for r in runs
+               if r["strategy"] == s and r["allocator"] == "native" and r.get("steady_tokens_per_s")]
+        for al in allocators:
+            if allocator_spec(al)[0] == "native":
+                continue
+            mine = [r for r in runs if r["strategy"] == s and r["allocator"] == al and "steady_vs_native" in r]
+            v = sorted(r["steady_vs_native"] for r in mine)
+            if not v or not nat:
+                continue
+            mean = sum(r["steady_tokens_per_s"] for r in mine) / len(mine)
+            out[f"{s} {al}"] = dict(median=v[len(v) // 2], min=v[0], max=v[-1], n=len(v),
+                                    pooled=mean / (sum(nat) / len(nat)))
+    return out
+
+
 # --------------------------------------------------------------------------- worker
 
 def worker(a):
@@ -171,12 +231,7 @@ def worker(a):
         dt = time.time() - t0
         res["tokens_per_s"] = tokens / dt
         res["seconds"] = dt
-        tl = res["timeline"]
-        if len(tl) > 1:  # steady state: the steps after the first (which pays one-time set-up)
-            res["steady_tokens_per_s"] = sum(x["tokens"] for x in tl[1:]) / (dt - tl[0]["t"])
-        h = len(tl) // 2
-        if h >= 2:  # the second half: memory has mostly stopped growing (fewer new peaks)
-            res["late_tokens_per_s"] = sum(x["tokens"] for x in tl[h:]) / (dt - tl[h - 1]["t"])
+        res.update(step_rates(res["timeline"]))  # the parent leaves out the native run's outlier steps
     except Exception as e:  # noqa: BLE001 - classify, then report
         if not is_oom(e):
             raise
@@ -409,6 +464,8 @@ def main():
                    help="comma list: native, expandable, memlake, memlake:KEY=VALUE;KEY=VALUE (memlake options)")
     p.add_argument("--steps", type=int, default=25)
     p.add_argument("--repeats", type=int, default=1, help="interleaved repeats of the table runs (noise bounds)")
+    p.add_argument("--order", choices=("alternate", "fixed"), default="alternate",
+                   help="alternate: odd repeats run the allocators in reverse order (host speed drifts)")
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--min-seq", type=int, default=64)
     p.add_argument("--max-seq", type=int, default=1024)
@@ -446,15 +503,24 @@ def main():
               f"{'tok/s all':>10}{'tok/s steady':>13}{'steady vs native':>17}{'2nd half vs native':>19}"
               f"{'driver s (steady, 2nd half)':>29}", flush=True)
         for s, rep in [(s, k) for s in a.strategies.split(",") for k in range(a.repeats)]:
-            native = None
-            for al in allocators:  # one at a time: tokens/s must not share the GPU
-                trace = a.trace if (a.trace and al == "native" and not report["runs"]) else None
+            # Odd repeats run the allocators in reverse order, so a drift of the host's speed
+            # during the runs (seen: native 9.1k then 11.7k tokens/s) favours none of them.
+            order = allocators[::-1] if (a.order == "alternate" and rep % 2) else allocators
+            batch_runs = {}
+            for al in order:  # one at a time: tokens/s must not share the GPU
+                trace = a.trace if (a.trace and al == "native" and not report["runs"] and not batch_runs) else None
                 r = collect(run_worker(a, al, s, a.steps, a.batch, trace=trace, profile=True), f"{al} {s}")
                 r["allocator"] = al
                 r["repeat"] = rep
+                batch_runs[al] = r
+            native = batch_runs.get("native")
+            leave_out = outlier_steps(native["timeline"]) if native and not native["oom"] else []
+            for r in batch_runs.values():
+                if leave_out and not r["oom"]:
+                    r.update(step_rates(r["timeline"], leave_out), left_out_steps=leave_out)
+            for al in allocators:
+                r = batch_runs[al]
                 report["runs"].append(r)
-                if al == "native":
-                    native = r
                 rel = float("nan")
                 if native and not r["oom"] and native.get("steady_tokens_per_s"):
                     rel = r.get("steady_tokens_per_s", 0) / native["steady_tokens_per_s"]
@@ -468,22 +534,19 @@ def main():
                 print(f"{s:<9}{al:<26}{gib(r['peak_allocated']):>15.2f}{gib(r['peak_reserved']):>14.2f}"
                       f"{r['utilization']:>7.3f}{r.get('tokens_per_s', 0):>10.0f}{r.get('steady_tokens_per_s', 0):>13.0f}"
                       f"{rel:>17.3f}{r.get('late_vs_native', float('nan')):>19.3f}{drv:>29}"
-                      + ("  OOM" if r["oom"] else ""), flush=True)
+                      + ("  OOM" if r["oom"] else "")
+                      + (f"  (steps {', '.join(map(str, leave_out))} left out: over 3x native's median step)"
+                         if leave_out else ""), flush=True)
                 if "profile" in r:
                     pr = r["profile"]
                     print(f"{'':<9}  profiled steps {pr['steps'][0]}-{pr['steps'][1]}: wall {pr['wall_s']:.3f} s, GPU busy "
                           f"{pr['gpu_busy_s']:.3f} s (idle {100 * pr['gpu_idle_fraction']:.1f} %); top host op "
                           f"{pr['top_host'][0][0]} {pr['top_host'][0][1]:.3f} s", flush=True)
-        if a.repeats > 1:  # the spread of the steady ratio over interleaved repeats
-            report["repeat_summary"] = {}
-            for s in a.strategies.split(","):
-                for al in allocators:
-                    v = sorted(r["steady_vs_native"] for r in report["runs"]
-                               if r["strategy"] == s and r["allocator"] == al and "steady_vs_native" in r)
-                    if v and allocator_spec(al)[0] != "native":
-                        report["repeat_summary"][f"{s} {al}"] = dict(median=v[len(v) // 2], min=v[0], max=v[-1], n=len(v))
-                        print(f"{s:<9}{al:<26} steady vs native over {len(v)} repeats: median {v[len(v) // 2]:.3f}, "
-                              f"range {v[0]:.3f} .. {v[-1]:.3f}")
+        if a.repeats > 1:
+            report["repeat_summary"] = repeat_summary(report["runs"], a.strategies.split(","), allocators)
+            for key, v in report["repeat_summary"].items():
+                print(f"{key:<35} steady vs native over {v['n']} repeats: median {v['median']:.3f}, "
+                      f"range {v['min']:.3f} .. {v['max']:.3f}; mean tokens/s against native's mean {v['pooled']:.3f}")
         first = [r for r in report["runs"] if r["strategy"] == a.strategies.split(",")[0] and r["repeat"] == 0]
         if a.plot and first:
             report["plot"] = plot(first, a.plot)

@@ -56,3 +56,40 @@ def test_profile_summary_merges_gpu_intervals(monkeypatch, tmp_path):
     with gzip.open(out["trace"], "rt") as f:
         assert json.load(f) == {"traceEvents": []}
     assert not (tmp_path / "p.json").exists()
+
+
+def test_steady_rates_leave_out_the_native_runs_one_off_steps(monkeypatch):
+    """A step that took far longer than the rest in the native run (cuDNN compiling
+    kernels for a new shape, in every run) is left out of every allocator's steady
+    rate; a step only the allocator makes slow is not an outlier of native's and
+    still counts."""
+    bench, _ = load_bench(monkeypatch)
+
+    def timeline(durations, tokens=1000):
+        t, out = 0.0, []
+        for i, d in enumerate(durations):
+            t += d
+            out.append(dict(step=i, t=t, tokens=tokens))
+        return out
+
+    native = timeline([2.0, 0.5, 0.5, 7.0, 0.5, 0.5, 0.5, 0.5])
+    mine = timeline([2.0, 0.5, 0.5, 7.5, 0.5, 2.5, 0.5, 0.5])  # step 5: slow only here
+    assert bench.outlier_steps(native) == [3]
+    assert bench.outlier_steps(timeline([1.0])) == []
+    plain = bench.step_rates(native)
+    assert abs(plain["steady_tokens_per_s"] - 7000 / 10.0) < 1e-9
+    lo = bench.step_rates(native, [3])
+    assert abs(lo["steady_tokens_per_s"] - 6000 / 3.0) < 1e-9
+    assert abs(lo["late_tokens_per_s"] - 4000 / 2.0) < 1e-9  # steps 4..7
+    m = bench.step_rates(mine, [3])
+    assert abs(m["steady_tokens_per_s"] - 6000 / 5.0) < 1e-9, "the allocator's own slow step counts"
+
+    runs = [dict(strategy="LRV", allocator="native", steady_tokens_per_s=100.0),
+            dict(strategy="LRV", allocator="native", steady_tokens_per_s=140.0),
+            dict(strategy="LRV", allocator="memlake", steady_tokens_per_s=110.0, steady_vs_native=1.1),
+            dict(strategy="LRV", allocator="memlake", steady_tokens_per_s=126.0, steady_vs_native=0.9)]
+    s = bench.repeat_summary(runs, ["LRV"], ["native", "memlake"])
+    assert list(s) == ["LRV memlake"]
+    v = s["LRV memlake"]
+    assert v["n"] == 2 and v["min"] == 0.9 and v["max"] == 1.1
+    assert abs(v["pooled"] - 118.0 / 120.0) < 1e-12
