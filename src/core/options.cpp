@@ -96,8 +96,8 @@ const std::vector<Entry>& entries() {
          o.copy_chunk = n;
        },
        [](const Options& o) { return size_str(o.copy_chunk); }},
-      {{"copy_h2d_streams", "MEMLAKE_COPY_H2D_STREAMS", "1",
-        "DMA streams for the copy engine's staged host-to-device copies: the host threads spread their pieces over them, so several copy engines read host memory at once (device-to-host copies use one)."},
+      {{"copy_h2d_streams", "MEMLAKE_COPY_H2D_STREAMS", "4",
+        "DMA streams for the copy engine's staged host-to-device copies: the host threads spread their pieces over them, so several copy engines read host memory at once (measured on the H200 at 256 MiB: 34.5 GB/s with 1, 39.7 with 4); device-to-host copies use one."},
        [](Options& o, const std::string& v) { o.copy_h2d_streams = parse_int("copy_h2d_streams", v, 1, 16, "stream count"); },
        [](const Options& o) { return std::to_string(o.copy_h2d_streams); }},
       {{"copy_register_after", "MEMLAKE_COPY_REGISTER_AFTER", "0",

@@ -53,7 +53,7 @@ struct CopyOptions {
   std::size_t direct_below = std::size_t{8} << 20;   // smaller pageable copies go to the driver as they are (measured: below 8 MiB it is as fast)
   bool streaming_stores = true;                      // non-temporal stores for the host side of staged copies
   bool ramp = true;                                  // each lane's first pieces small (1 MiB, doubling): the DMA starts sooner
-  int h2d_streams = 1;                               // DMA streams for staged H2D copies; lane i queues its pieces on stream i mod h2d_streams
+  int h2d_streams = 4;                               // DMA streams for staged H2D copies; lane i queues its pieces on stream i mod h2d_streams
   RegistrationOptions registration;                  // keep reused large pageable buffers registered (off by default)
 };
 
