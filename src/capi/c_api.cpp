@@ -502,7 +502,7 @@ void* memlake_torch_malloc(ssize_t size, int device, void* stream) {
     // One device lookup serves the capture check and the allocation (this runs per tensor).
     st = guarded([&] {
       DeviceAllocator& d = a->device(device);
-      capturing = d.is_capturing(stream);
+      capturing = a->opts.torch_capture_check && d.is_capturing(stream);
       if (!capturing) p = d.alloc(static_cast<std::size_t>(size), stream);
     });
   } else {
