@@ -2,6 +2,8 @@
 #include "memlake/memlake.h"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -87,19 +89,34 @@ struct memlake_allocator {
   }
 
   DeviceAllocator& device(int d) {
+    if (DeviceAllocator* known = published(d)) return *known;  // every call but a device's first: no lock
     std::lock_guard<std::mutex> g(mu);
     auto it = devices.find(d);
     if (it != devices.end()) return *it->second;
     if (d < 0) memlake::throw_error(Errc::invalid_argument, "device " + std::to_string(d) + " is not a device ordinal");
     auto dev = std::make_unique<DeviceAllocator>(d, opts);
     dev->set_tracer(tracer);
-    return *devices.emplace(d, std::move(dev)).first->second;
+    DeviceAllocator& made = *devices.emplace(d, std::move(dev)).first->second;
+    if (d < kPublished) by_ordinal[d].store(&made, std::memory_order_release);
+    return made;
   }
   DeviceAllocator* existing(int d) {
+    if (DeviceAllocator* known = published(d)) return known;
     std::lock_guard<std::mutex> g(mu);
     auto it = devices.find(d);
     return it == devices.end() ? nullptr : it->second.get();
   }
+
+ private:
+  // Devices, once made, by ordinal: the per-tensor calls find theirs without
+  // taking `mu`. A device lives as long as the allocator.
+  static constexpr int kPublished = 64;
+  std::array<std::atomic<DeviceAllocator*>, kPublished> by_ordinal{};
+  DeviceAllocator* published(int d) const {
+    return d >= 0 && d < kPublished ? by_ordinal[d].load(std::memory_order_acquire) : nullptr;
+  }
+
+ public:
 };
 
 namespace {
@@ -453,6 +470,7 @@ const char* memlake_version(void) { return "0.1.0"; }
 namespace {
 std::mutex g_default_mu;
 memlake_allocator* g_default = nullptr;
+std::atomic<memlake_allocator*> g_default_ready{nullptr};  // g_default once made
 std::string g_default_error;  // why the default allocator could not be made
 
 struct TorchOutOfMemory : std::runtime_error {
@@ -461,12 +479,15 @@ struct TorchOutOfMemory : std::runtime_error {
 }  // namespace
 
 memlake_allocator* memlake_default(void) {
+  // Every tensor's malloc and free asks: once made, the default is read without the lock.
+  if (memlake_allocator* a = g_default_ready.load(std::memory_order_acquire)) return a;
   std::lock_guard<std::mutex> g(g_default_mu);
   if (!g_default && g_default_error.empty()) {
     if (memlake_create(nullptr, &g_default) != MEMLAKE_OK) g_default_error = "memlake default allocator: " + t_last_error;
   }
   // Intentionally never destroyed: frameworks free tensors during exit.
   if (!g_default) t_last_error = g_default_error;
+  g_default_ready.store(g_default, std::memory_order_release);
   return g_default;
 }
 
@@ -477,7 +498,10 @@ memlake_status memlake_default_init(const memlake_options* opts) {
     return MEMLAKE_ERROR_INVALID_ARGUMENT;
   }
   memlake_status s = memlake_create(opts, &g_default);
-  if (s == MEMLAKE_OK) g_default_error.clear();
+  if (s == MEMLAKE_OK) {
+    g_default_error.clear();
+    g_default_ready.store(g_default, std::memory_order_release);
+  }
   return s;
 }
 
