@@ -41,6 +41,8 @@ const char* kUsage =
     "  --no-stitch             plain page-granular caching, for comparison\n"
     "  --set KEY=VALUE         any option of `memlake options`\n"
     "  --sweep KEY=V1,V2,...   replay once per value and print one row each (e.g. handle_size=0,8M,16M)\n"
+    "  --cold N                time every N-th allocation and free after reading --cold-bytes (64M) of other\n"
+    "                          memory first: their latency with the CPU caches cold, as between a framework's ops\n"
     "  --device N              device ordinal (default 0)\n"
     "  --json                  machine-readable output\n"
     "  --progress/--no-progress  progress on stderr (default: when stderr is a terminal)\n"
@@ -121,6 +123,11 @@ int cmd_replay(const std::vector<std::string>& args) {
       else if (a == "--progress") progress = 1;
       else if (a == "--no-progress") progress = 0;
       else if (a == "--check") cfg.check = true;
+      else if (a == "--cold") {
+        const long n = std::stol(value());
+        if (n < 1) return usage_error("--cold expects a positive N (every N-th allocation and free)");
+        cfg.cold_every = static_cast<std::uint64_t>(n);
+      } else if (a == "--cold-bytes") cfg.cold_bytes = memlake::parse_size(value());
       else if (a.size() > 1 && a[0] == '-') return usage_error("unknown option " + a);
       else if (path.empty()) path = a;
       else return usage_error("more than one trace given");
@@ -128,7 +135,7 @@ int cmd_replay(const std::vector<std::string>& args) {
   } catch (const memlake::Error& e) {
     return usage_error(e.what());
   } catch (const std::exception&) {
-    return usage_error("bad --device value");
+    return usage_error("bad --device or --cold value");
   }
   if (path.empty()) return usage_error("replay needs a TRACE file");
   if (progress < 0) progress = isatty(2) ? 1 : 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <sstream>
 #include <unordered_map>
 #include <vector>
@@ -35,6 +36,22 @@ Latency summarize(std::vector<std::uint32_t>& ns) {
   return l;
 }
 
+// Reads n bytes of its own memory, one load per cache line, so that what the
+// allocator touched is no longer in the CPU's caches.
+class CacheEvictor {
+ public:
+  explicit CacheEvictor(std::size_t n) : buf_(n, 1) {}
+  void run() {
+    std::uint64_t sum = 0;
+    for (std::size_t i = 0; i < buf_.size(); i += 64) sum += buf_[i];
+    sink_ = sink_ + sum;
+  }
+
+ private:
+  std::vector<unsigned char> buf_;
+  volatile std::uint64_t sink_ = 0;
+};
+
 std::uint32_t elapsed_ns(Clock::time_point a, Clock::time_point b) {
   auto d = std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();
   return d > 0xffffffffLL ? 0xffffffffu : static_cast<std::uint32_t>(d);
@@ -49,7 +66,10 @@ ReplayResult replay(const std::string& path, const ReplayConfig& cfg) {
   core::DeviceAllocator dev(cfg.device, cfg.options);
   std::unordered_map<std::uint64_t, std::pair<void*, std::uint64_t>> live;  // trace ptr -> (ours, size)
   std::unordered_map<std::uint64_t, prim::Stream> streams;                 // trace stream -> ours
-  std::vector<std::uint32_t> alloc_ns, free_ns;
+  std::vector<std::uint32_t> alloc_ns, free_ns, cold_alloc_ns, cold_free_ns;
+  std::unique_ptr<CacheEvictor> evictor;
+  if (cfg.cold_every) evictor = std::make_unique<CacheEvictor>(cfg.cold_bytes);
+  auto cold = [&](std::uint64_t n) { return evictor && n % cfg.cold_every == 0; };
   std::uint64_t cur_live = 0, native = 0;
   auto stream_for = [&](std::uint64_t id) -> prim::Stream {
     if (id == 0) return nullptr;
@@ -81,6 +101,8 @@ ReplayResult replay(const std::string& path, const ReplayConfig& cfg) {
           ++r.allocs;
           prim::Stream s = stream_for(e.stream);
           void* p = nullptr;
+          const bool is_cold = cold(r.allocs);
+          if (is_cold) evictor->run();
           auto a = Clock::now();
           try {
             p = dev.alloc(e.size, s);
@@ -89,7 +111,7 @@ ReplayResult replay(const std::string& path, const ReplayConfig& cfg) {
             ++r.ooms;
             break;
           }
-          alloc_ns.push_back(elapsed_ns(a, Clock::now()));
+          (is_cold ? cold_alloc_ns : alloc_ns).push_back(elapsed_ns(a, Clock::now()));
           live.emplace(e.ptr, std::make_pair(p, e.size));
           cur_live += e.size;
           r.peak_live = std::max(r.peak_live, cur_live);
@@ -102,9 +124,11 @@ ReplayResult replay(const std::string& path, const ReplayConfig& cfg) {
             break;
           }
           ++r.frees;
+          const bool is_cold = cold(r.frees);
+          if (is_cold) evictor->run();
           auto a = Clock::now();
           dev.free(it->second.first);
-          free_ns.push_back(elapsed_ns(a, Clock::now()));
+          (is_cold ? cold_free_ns : free_ns).push_back(elapsed_ns(a, Clock::now()));
           cur_live -= it->second.second;
           live.erase(it);
           break;
@@ -133,6 +157,8 @@ ReplayResult replay(const std::string& path, const ReplayConfig& cfg) {
   cleanup();
   r.alloc_latency = summarize(alloc_ns);
   r.free_latency = summarize(free_ns);
+  r.cold_alloc_latency = summarize(cold_alloc_ns);
+  r.cold_free_latency = summarize(cold_free_ns);
   if (r.stats.reserved.peak) r.utilization = static_cast<double>(r.peak_live) / static_cast<double>(r.stats.reserved.peak);
   if (r.native_peak_reserved)
     r.native_utilization = static_cast<double>(r.peak_live) / static_cast<double>(r.native_peak_reserved);
@@ -172,6 +198,12 @@ std::string replay_json(const ReplayResult& r) {
   put_latency(o, "alloc_latency", r.alloc_latency);
   o << ",";
   put_latency(o, "free_latency", r.free_latency);
+  if (r.cold_alloc_latency.max_ns > 0) {
+    o << ",";
+    put_latency(o, "cold_alloc_latency", r.cold_alloc_latency);
+    o << ",";
+    put_latency(o, "cold_free_latency", r.cold_free_latency);
+  }
   o << ",\"allocator\":" << core::stats_json(r.stats) << "}";
   return o.str();
 }
@@ -210,8 +242,13 @@ std::string replay_text(const ReplayResult& r) {
     << us(r.alloc_latency.p99_ns) << ", p99.9 " << us(r.alloc_latency.p999_ns) << ", max " << us(r.alloc_latency.max_ns)
     << "\n"
     << "free latency      p50 " << us(r.free_latency.p50_ns) << ", p99 " << us(r.free_latency.p99_ns) << ", max "
-    << us(r.free_latency.max_ns) << "\n"
-    << "replay time       " << fmt("%.2f", r.seconds) << " s\n";
+    << us(r.free_latency.max_ns) << "\n";
+  if (r.cold_alloc_latency.max_ns > 0)
+    o << "cold alloc        p50 " << us(r.cold_alloc_latency.p50_ns) << ", p90 " << us(r.cold_alloc_latency.p90_ns)
+      << ", mean " << us(r.cold_alloc_latency.mean_ns) << "  (CPU caches evicted first)\n"
+      << "cold free         p50 " << us(r.cold_free_latency.p50_ns) << ", p90 " << us(r.cold_free_latency.p90_ns)
+      << ", mean " << us(r.cold_free_latency.mean_ns) << "\n";
+  o << "replay time       " << fmt("%.2f", r.seconds) << " s\n";
   return o.str();
 }
 

@@ -15,6 +15,11 @@ struct ReplayConfig {
   Options options;          // backend, granularity, cap, stitch...
   int device = 0;
   bool check = false;       // run the allocator's full consistency check at the end
+  // Cold-cache sampling: before every cold_every-th allocation and free, read
+  // cold_bytes of other memory first (out of the clock), as a framework's own work
+  // between two allocations does, and time that call separately. 0 = off.
+  std::uint64_t cold_every = 0;
+  std::size_t cold_bytes = std::size_t{64} << 20;
   std::function<void(double fraction, std::uint64_t events)> progress;  // called now and then
 };
 
@@ -35,6 +40,7 @@ struct ReplayResult {
   // has settled maps nothing there; one whose shapes keep changing keeps re-mapping.
   std::uint64_t late_maps = 0;
   Latency alloc_latency, free_latency;
+  Latency cold_alloc_latency, cold_free_latency;  // the cold-cache samples (cold_every > 0)
   double seconds = 0;
   core::Stats stats;
 };
