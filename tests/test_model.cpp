@@ -31,8 +31,9 @@ bool stamped(prim::Backend& be, void* p, std::size_t n, std::uint64_t seed, std:
 }
 
 void run_model(const std::string& backend, std::size_t granularity, std::uint64_t seed, int steps, bool stitch,
-               std::size_t handle_pages = 0) {
+               std::size_t handle_pages = 0, int recent_spans = 0) {
   Options o;
+  o.recent_spans = recent_spans;
   o.backend = backend;
   o.granularity = granularity;
   o.handle_size = handle_pages * granularity;
@@ -138,6 +139,17 @@ TEST_P(ModelTest, WithLargeHandles) {
   for (std::uint64_t seed : {4u, 5u}) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     run_model(GetParam(), 64 << 10, seed, 6000, true, 4);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST_P(ModelTest, WithRecentSpansKept) {
+  // Freed large spans parked for a same-size reuse (few, so that they are pushed out
+  // often) and given back before stitches and growth.
+  const std::size_t g = is_host() ? (64 << 10) : 0;
+  for (std::uint64_t seed : {8u, 9u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    run_model(GetParam(), g, seed, is_host() ? 6000 : 1500, true, 0, 4);
     if (HasFatalFailure()) return;
   }
 }

@@ -35,6 +35,8 @@ Allocator::Allocator(prim::Backend& backend, const Options& opts)
       tracker_(backend),
       pool_(backend, tracker_, handle_slots(opts, backend)),
       small_(*this, backend.granularity()),
+      // Safety modes give each allocation its own view and unmap it on free: nothing to keep.
+      parked_(4, opts.guard || opts.quarantine > 0 ? 0 : static_cast<std::size_t>(std::max(0, opts.recent_spans))),
       cap_(opts.memory_cap),
       safe_(opts.guard || opts.quarantine > 0) {
   if (safe_ && backend.name() == "host") fault::install();
@@ -91,7 +93,13 @@ void* Allocator::alloc(std::size_t size, prim::Stream stream, AllocInfo* out) {
   const std::size_t pages = (size + page - 1) / page;
   if (pages > std::numeric_limits<std::uint32_t>::max())
     throw_error(Errc::invalid_argument, "alloc of " + format_bytes(size) + ": too many pages");
-  Span s = acquire(static_cast<std::uint32_t>(pages), tag, size, info);
+  Span s;
+  if (auto e = parked_.take(static_cast<std::uint32_t>(pages), tag)) {  // freed a moment ago by this stream
+    s = e->span;
+    info.path = pool_.view_stitched(s.view) ? Path::fit_stitched : Path::fit;
+  } else {
+    s = acquire(static_cast<std::uint32_t>(pages), tag, size, info);
+  }
   info.rounded = static_cast<std::size_t>(s.count) * page;  // whole pages: large handles may round further
   records_.emplace(s.va, Record{size, tag, nullptr, s});
   if (out) *out = info;
@@ -112,6 +120,18 @@ bool Allocator::settle_others(Tag tag, bool block) {
     pool_.settle(t, done);
   }
   return pool_.usable_free_pages(tag) > before;
+}
+
+bool Allocator::unpark() {
+  if (parked_.empty()) return false;
+  parked_.drain(unparked_);
+  give_back_all(unparked_);
+  return true;
+}
+
+void Allocator::give_back_all(std::vector<SpanCache::Entry>& es) {
+  for (const SpanCache::Entry& e : es) pool_.give_back(e.span, e.tag, e.seq);
+  es.clear();
 }
 
 void* Allocator::alloc_safe(std::size_t size, Tag tag, AllocInfo& info) {
@@ -167,6 +187,9 @@ Span Allocator::acquire(std::uint32_t n, Tag tag, std::size_t request, AllocInfo
       info.slow_ns = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(ns));  // 0 means the hot path
     }
   } timer{info};
+  // Recently freed spans go back to the pool before anything costs a map or new memory.
+  if (unpark())
+    if (auto s = fit()) return *s;
   if (settle_others(tag, false))
     if (auto s = fit()) return *s;
 
@@ -265,7 +288,12 @@ FreeInfo Allocator::free(void* ptr) {
     small_.free(r.block);
   } else {
     fi.rounded = static_cast<std::size_t>(r.span.count) * pool_.page_size();
-    pool_.give_back(r.span, r.tag, seq);
+    if (parked_.enabled()) {
+      parked_.put(SpanCache::Entry{r.span, r.tag, seq}, unparked_);
+      give_back_all(unparked_);  // what the cache pushed out
+    } else {
+      pool_.give_back(r.span, r.tag, seq);
+    }
   }
   return fi;
 }
@@ -281,6 +309,7 @@ prim::Stream Allocator::stream_of(const void* ptr) const {
 }
 
 std::size_t Allocator::empty_cache() {
+  unpark();
   small_.drop_empty();
   be_.synchronize_device();  // no kernel can touch freed memory any more
   tracker_.mark_all_complete();
@@ -298,7 +327,7 @@ Gauges Allocator::gauges() const {
   g.page_size = pool_.page_size();
   g.reserved = pool_.reserved_bytes();
   g.mapped = pool_.mapped_bytes();
-  g.free_page_bytes = pool_.free_pages() * pool_.page_size();
+  g.free_page_bytes = (pool_.free_pages() + parked_.slots()) * pool_.page_size();  // parked spans are free memory
   g.views = pool_.views();
   g.active_blocks = records_.size();
   g.small_slabs = small_.slabs();
@@ -321,6 +350,7 @@ void Allocator::check() const {
       spans.push_back(r.span);
     }
   }
+  for (const SpanCache::Entry& e : parked_.entries()) spans.push_back(e.span);  // BUSY in the pool, owned by no record
   std::set<PageId> seen;
   std::size_t total = 0;
   std::vector<PageId> ids;

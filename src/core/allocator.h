@@ -20,6 +20,7 @@
 #include "core/options.h"
 #include "core/page_pool.h"
 #include "core/small_pool.h"
+#include "core/span_cache.h"
 #include "core/stream_tracker.h"
 #include "prim/prim.h"
 
@@ -99,6 +100,9 @@ class Allocator final : private SlabSource {
   void* alloc_safe(std::size_t size, Tag tag, AllocInfo& info);
   void free_safe(std::uintptr_t ptr, const Record& r);
   bool settle_others(Tag tag, bool block);
+  // Gives every recently freed span (SpanCache) back to the pool; true if there were any.
+  bool unpark();
+  void give_back_all(std::vector<SpanCache::Entry>& es);
   [[noreturn]] void oom(std::size_t request, Tag tag, const std::string& why);
   Span acquire_slab(Tag tag) override;
   void release_slab(const Span& s, Tag tag) override;
@@ -109,6 +113,8 @@ class Allocator final : private SlabSource {
   PagePool pool_;
   SmallPool small_;
   std::unordered_map<std::uintptr_t, Record> records_;
+  SpanCache parked_;                          // large spans freed a moment ago, still BUSY in the pool
+  std::vector<SpanCache::Entry> unparked_;    // scratch: what goes back to the pool
   std::size_t cap_;
   std::uint32_t last_slab_created_ = 0;
   // Memory-safety modes (guard, quarantine): each allocation has its own view.

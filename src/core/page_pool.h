@@ -143,6 +143,7 @@ class PagePool {
   std::size_t mapped_pages() const { return slots_mapped_; }
   std::size_t views() const { return views_live_; }
   std::size_t stitched_views() const;
+  bool view_stitched(ViewId v) const { return views_[v].stitched; }
   std::size_t largest_free_run_bytes() const;
 
   void pages_of(const Span& s, std::vector<PageId>& out) const;
