@@ -148,10 +148,16 @@ void PagePool::reindex_window(ViewId v, std::uint32_t a, std::uint32_t b) {
     }
   }
   if (free_now) scratch_runs_.push_back(RunKey{t, hi - lo, v, lo});
-  std::sort(scratch_runs_.begin(), scratch_runs_.end(),
-            [](const RunKey& x, const RunKey& y) { return x.start < y.start; });
-  auto at = runs.erase(first, last);
-  runs.insert(at, scratch_runs_.begin(), scratch_runs_.end());
+  // At most three runs (left part, window, right part): insertion sort, no library call.
+  for (std::size_t i = 1; i < scratch_runs_.size(); ++i)
+    for (std::size_t j = i; j > 0 && scratch_runs_[j].start < scratch_runs_[j - 1].start; --j)
+      std::swap(scratch_runs_[j], scratch_runs_[j - 1]);
+  // Replace [first, last) by the new runs with one move of the vector's tail at most.
+  const auto old_n = static_cast<std::size_t>(last - first), new_n = scratch_runs_.size();
+  const auto at = static_cast<std::size_t>(first - runs.begin());
+  if (new_n > old_n) runs.insert(runs.begin() + static_cast<std::ptrdiff_t>(at + old_n), new_n - old_n, RunKey{});
+  else if (new_n < old_n) runs.erase(runs.begin() + static_cast<std::ptrdiff_t>(at + new_n), runs.begin() + static_cast<std::ptrdiff_t>(at + old_n));
+  std::copy(scratch_runs_.begin(), scratch_runs_.end(), runs.begin() + static_cast<std::ptrdiff_t>(at));
   for (const RunKey& k : scratch_runs_) {
     if (spare_nodes_.empty()) {
       runs_.insert(k);
