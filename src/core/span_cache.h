@@ -36,12 +36,14 @@ class SpanCache {
     std::uint64_t seq;  // the free number the span was freed with
   };
 
-  SpanCache(std::size_t per_size, std::size_t total) : per_size_(per_size), total_(total) {}
+  // Room for `total` entries is taken now: put() and take() never allocate (a free must not fail).
+  SpanCache(std::size_t per_size, std::size_t total) : per_size_(per_size), total_(total) { entries_.reserve(total); }
 
   bool enabled() const { return total_ > 0 && per_size_ > 0; }
   bool empty() const { return entries_.empty(); }
   std::size_t size() const { return entries_.size(); }
   std::uint64_t slots() const { return slots_; }
+  std::size_t capacity() const { return total_; }
 
   // The most recently parked span of `count` slots and tag `tag`, removed.
   std::optional<Entry> take(std::uint32_t count, Tag tag) {
