@@ -18,6 +18,8 @@
 #   pin     whether page-locking the caller's pages in place, piece by piece,
 #           beats staging pageable copies (tests/gpu/pin_probe.cu)
 #   sweep   copy-engine threads x staging chunk at 256 MiB
+#   areplay the LRV trace replayed as torch.empty/del per allocator (the
+#           allocator's host cost under PyTorch; bench/torch_alloc_replay.py)
 # Everything takes more than one 10-minute call; split it with the SKIP_*
 # variables, e.g. first SKIP_TORCH=1, then only the torch step with
 # STRATEGIES=LR,R,LRV (TORCH_S up to about 500).
@@ -65,5 +67,7 @@ fi
   --allocators "${ALLOCATORS:-native,memlake,memlake:handle_size=0,native#2}" ${TORCH_EXTRA:---loss-check --bound-batch ${BOUND:-30}} \
   --probe-steps 6 --out "$out/torch.json" --plot "$out/torch.png"
 [ -n "${SKIP_PYTEST:-}" ] || step pytest 150 python3 -m pytest -q -rs tests/python
+[ -n "${SKIP_AREPLAY:-}" ] || step areplay 240 python3 bench/torch_alloc_replay.py --out "$out/areplay.json" \
+  --allocators "${AREPLAY_ALLOCATORS:-native,memlake,memlake:torch_capture_check=0,memlake:recent_spans=32,memlake:max_mapped_ratio=2}"
 [ -n "${SKIP_SWEEP:-}" ] || step sweep "${SWEEP_S:-90}" env OUT="$out" THREADS="${THREADS:-16}" CHUNKS="${CHUNKS:-2M 4M}" scripts/gpu_copy_sweep.sh
-for f in alloc replay shim tlb pin torch pytest sweep; do [ -f "$out/$f.txt" ] && { echo "==== $f"; tail -${TAIL:-45} "$out/$f.txt"; }; done
+for f in alloc replay shim tlb pin torch areplay pytest sweep; do [ -f "$out/$f.txt" ] && { echo "==== $f"; tail -${TAIL:-45} "$out/$f.txt"; }; done
