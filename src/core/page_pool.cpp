@@ -132,7 +132,7 @@ void PagePool::reindex_window(ViewId v, std::uint32_t a, std::uint32_t b) {
     const RunKey r = *last;
     const std::uint32_t end = r.start + r.len;
     const bool joins = free_now && r.tag == t;
-    spare_nodes_.push_back(runs_.extract(r));  // its node is reused below
+    runs_.erase(r);
     if (r.start < a) {  // the part left of the window
       if (joins)
         lo = r.start;
@@ -158,16 +158,7 @@ void PagePool::reindex_window(ViewId v, std::uint32_t a, std::uint32_t b) {
   if (new_n > old_n) runs.insert(runs.begin() + static_cast<std::ptrdiff_t>(at + old_n), new_n - old_n, RunKey{});
   else if (new_n < old_n) runs.erase(runs.begin() + static_cast<std::ptrdiff_t>(at + new_n), runs.begin() + static_cast<std::ptrdiff_t>(at + old_n));
   std::copy(scratch_runs_.begin(), scratch_runs_.end(), runs.begin() + static_cast<std::ptrdiff_t>(at));
-  for (const RunKey& k : scratch_runs_) {
-    if (spare_nodes_.empty()) {
-      runs_.insert(k);
-      continue;
-    }
-    spare_nodes_.back().value() = k;
-    runs_.insert(std::move(spare_nodes_.back()));
-    spare_nodes_.pop_back();
-  }
-  spare_nodes_.clear();
+  for (const RunKey& k : scratch_runs_) runs_.insert(k);
 }
 
 void PagePool::reindex_slots(const std::vector<std::pair<ViewId, std::uint32_t>>& pairs) {
@@ -248,7 +239,7 @@ std::optional<Span> PagePool::take_fit(std::uint32_t n, Tag tag, TakeInfo* info)
   // several slots a run may cover n only with some overshoot: the least
   // overshoot wins, then the shorter run; only the few shortest runs that
   // fit are looked at. With single-slot pages: the shortest run.
-  const RunKey* best = nullptr;
+  std::optional<RunKey> best;
   std::uint32_t best_c = 0;
   auto cover = [&](const RunKey& k) {  // slots taken from k for n
     const View& w = views_[k.view];
@@ -258,11 +249,11 @@ std::optional<Span> PagePool::take_fit(std::uint32_t n, Tag tag, TakeInfo* info)
   };
   auto consider = [&](Tag t) {
     int looked = 0;
-    for (auto it = runs_.lower_bound(RunKey{t, n, 0, 0}); it != runs_.end() && it->tag == t && looked < 16; ++it, ++looked) {
-      const std::uint32_t c = handle_slots_ == 1 ? n : cover(*it);
-      if (!best || c < best_c || (c == best_c && it->len < best->len)) best = &*it, best_c = c;
-      if (c == n) break;  // exact; later runs of this tag are longer
-    }
+    runs_.visit(t, n, [&](const RunKey& k) {
+      const std::uint32_t c = handle_slots_ == 1 ? n : cover(k);
+      if (!best || c < best_c || (c == best_c && k.len < best->len)) best = k, best_c = c;
+      return c != n && ++looked < 16;  // exact: later runs of this tag are longer
+    });
   };
   consider(tag);
   if (tag != kGlobal) consider(kGlobal);
@@ -319,8 +310,7 @@ std::vector<PageId> PagePool::choose_free(std::uint32_t want, Tag tag, std::uint
     if (have >= want) break;
     if (!listed) {
       for (int ti = 0; ti < ntags; ++ti)
-        for (auto it = runs_.lower_bound(RunKey{tags[ti], 0, 0, 0}); it != runs_.end() && it->tag == tags[ti]; ++it)
-          cand.push_back(*it);
+        runs_.visit(tags[ti], 0, [&](const RunKey& k) { return cand.push_back(k), true; });
       std::stable_sort(cand.begin(), cand.end(), [](const RunKey& x, const RunKey& y) { return x.len > y.len; });
       listed = true;
     }
@@ -449,29 +439,30 @@ Span PagePool::take_stitched(std::uint32_t n, Tag tag, std::uint32_t reuse_max, 
   return mark_busy(v, 0, n);
 }
 
-const PagePool::RunKey* PagePool::best_extension(std::uint32_t n, Tag tag) const {
+std::optional<RunKey> PagePool::best_extension(std::uint32_t n, Tag tag) const {
   // The longest free run that ends at a view's last mapped slot and whose
   // view has room for n slots from the run's start: only n - len pages
   // need mapping (and setting access), instead of n.
-  const RunKey* best = nullptr;
+  std::optional<RunKey> best;
   const Tag tags[2] = {tag, kGlobal};
   for (int ti = 0; ti < (tag == kGlobal ? 1 : 2); ++ti)
-    for (auto it = runs_.lower_bound(RunKey{tags[ti], 0, 0, 0}); it != runs_.end() && it->tag == tags[ti]; ++it) {
-      const View& w = views_[it->view];
-      if (it->len < n && it->start + it->len == w.slots.size() && w.holes == 0 && it->start + n <= w.capacity &&
-          (!best || it->len > best->len))
-        best = &*it;
-    }
+    runs_.visit(tags[ti], 0, [&](const RunKey& k) {
+      const View& w = views_[k.view];
+      if (k.len < n && k.start + k.len == w.slots.size() && w.holes == 0 && k.start + n <= w.capacity &&
+          (!best || k.len > best->len))
+        best = k;
+      return true;
+    });
   return best;
 }
 
 std::optional<std::uint32_t> PagePool::extension_maps(std::uint32_t n, Tag tag) const {
-  const RunKey* best = best_extension(n, tag);
+  const std::optional<RunKey> best = best_extension(n, tag);
   return best ? std::optional<std::uint32_t>(n - best->len) : std::nullopt;
 }
 
 std::optional<Span> PagePool::take_extended(std::uint32_t n, Tag tag, std::uint32_t reuse_max, TakeInfo* info) {
-  const RunKey* best = best_extension(n, tag);
+  const std::optional<RunKey> best = best_extension(n, tag);
   if (!best) return std::nullopt;
   const RunKey k = *best;
   const std::uint32_t extra = n - k.len;
@@ -794,9 +785,7 @@ std::size_t PagePool::stitched_views() const {
 }
 
 std::size_t PagePool::largest_free_run_bytes() const {
-  std::uint32_t best = 0;
-  for (const RunKey& k : runs_) best = std::max(best, k.len);
-  return best * page_;
+  return std::size_t{runs_.longest()} * page_;
 }
 
 void PagePool::pages_of(const Span& s, std::vector<PageId>& out) const {
@@ -868,9 +857,11 @@ void PagePool::check() const {
     }
     std::set<RunKey> mine(w.runs.begin(), w.runs.end());
     for (const RunKey& k : mine)
-      if (!runs_.count(k)) broken("view run missing from the index");
+      if (!runs_.contains(k)) broken("view run missing from the index");
   }
-  if (expect != runs_) broken("free-run index differs from a recomputation");
+  const std::vector<RunKey> indexed = runs_.all();
+  if (!std::equal(expect.begin(), expect.end(), indexed.begin(), indexed.end()) || indexed.size() != runs_.size())
+    broken("free-run index differs from a recomputation");
   if (idle != lru_.size()) broken("LRU list size");
   if (live != pages_live_ || free != free_pages_ || mapped != slots_mapped_ || views != views_live_)
     broken("counters: pages " + std::to_string(live) + "/" + std::to_string(pages_live_) + " free " +

@@ -33,13 +33,12 @@
 #include <utility>
 #include <vector>
 
+#include "core/run_index.h"
 #include "prim/prim.h"
 
 namespace memlake::core {
 
 using PageId = std::uint32_t;
-using ViewId = std::uint32_t;
-using Tag = std::uint32_t;
 inline constexpr Tag kGlobal = 0;
 
 // A contiguous range of slots of one view, handed out above.
@@ -165,19 +164,6 @@ class PagePool {
     std::uint32_t mark = 0;
     std::vector<std::pair<ViewId, std::uint32_t>> maps;  // (view, first slot)
   };
-  struct RunKey {
-    Tag tag;
-    std::uint32_t len;
-    ViewId view;
-    std::uint32_t start;
-    // Ordered by (tag, len, view, start), compared as two 64-bit words:
-    // the index's hottest operation.
-    friend bool operator<(const RunKey& x, const RunKey& y) {
-      const std::uint64_t a = std::uint64_t{x.tag} << 32 | x.len, b = std::uint64_t{y.tag} << 32 | y.len;
-      return a < b || (a == b && (std::uint64_t{x.view} << 32 | x.start) < (std::uint64_t{y.view} << 32 | y.start));
-    }
-    bool operator==(const RunKey&) const = default;
-  };
   struct View {
     bool live = false;
     std::uintptr_t va = 0;
@@ -222,7 +208,7 @@ class PagePool {
     return i == 0 || i >= w.slots.size() || w.slots[i] == kHole || w.slots[i - 1] != w.slots[i];
   }
   void attach(ViewId v, std::uint32_t from, const std::vector<PageId>& pages, std::uint32_t reused);
-  const RunKey* best_extension(std::uint32_t n, Tag tag) const;
+  std::optional<RunKey> best_extension(std::uint32_t n, Tag tag) const;
   void reindex(ViewId v);
   // Re-index only the runs of v that touch slots [a, b), whose pages must
   // all be BUSY or all FREE with one tag.
@@ -254,7 +240,7 @@ class PagePool {
   std::vector<PageId> free_page_ids_;
   std::vector<View> views_;
   std::vector<ViewId> free_view_ids_;
-  std::set<RunKey> runs_;
+  RunIndex runs_;  // every view's free runs, best fit first
   std::set<std::pair<Tag, PageId>> orphans_;  // FREE pages mapped nowhere
   std::list<ViewId> lru_;                      // idle views, oldest first
   std::vector<std::vector<Unsettled>> unsettled_;
@@ -263,7 +249,6 @@ class PagePool {
   std::size_t pages_live_ = 0, free_pages_ = 0, slots_mapped_ = 0, views_live_ = 0;
   std::uint32_t mark_epoch_ = 0;
   std::vector<RunKey> scratch_runs_;
-  std::vector<std::set<RunKey>::node_type> spare_nodes_;  // reindex_window: erased index nodes, reused
   struct Window {
     ViewId view;
     std::uint32_t start, end;
