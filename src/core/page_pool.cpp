@@ -71,15 +71,9 @@ void PagePool::for_each_mapped_chunk(const View& w, F&& f) {
   for_each_run(w, 0, static_cast<std::uint32_t>(w.slots.size()), [](PageId p) { return p != kHole; }, f);
 }
 
-inline void PagePool::append_slots(const Page& pg, ViewId skip, std::vector<std::pair<ViewId, std::uint32_t>>& out) {
-  if (pg.k == 1) {  // the common case, kept as lean as before pages had sizes
-    for (auto vs : pg.maps)
-      if (vs.first != skip) out.push_back(vs);
-    return;
-  }
+inline void PagePool::append_slots(const Page& pg, ViewId skip, std::vector<SlotRange>& out) {
   for (auto [v, s0] : pg.maps)
-    if (v != skip)
-      for (std::uint32_t j = 0; j < pg.k; ++j) out.emplace_back(v, s0 + j);
+    if (v != skip) out.push_back(SlotRange{v, s0, pg.k});  // a page's k slots, one range
 }
 
 void PagePool::scan_runs(ViewId v, std::uint32_t lo, std::uint32_t hi, std::vector<RunKey>& out) const {
@@ -161,30 +155,30 @@ void PagePool::reindex_window(ViewId v, std::uint32_t a, std::uint32_t b) {
   for (const RunKey& k : scratch_runs_) runs_.insert(k);
 }
 
-void PagePool::reindex_slots(const std::vector<std::pair<ViewId, std::uint32_t>>& pairs) {
-  // Groups (view, slot) pairs into windows of consecutive slots in one pass,
-  // without sorting: a pair extends its view's latest window when it is next
-  // to it, else opens a new one. The pages of each window must be in one
-  // state (reindex_window's precondition); windows of one view may touch.
+void PagePool::reindex_slots(const std::vector<SlotRange>& ranges) {
+  // Groups slot ranges into windows of consecutive slots in one pass,
+  // without sorting: a range extends its view's latest window when it is
+  // next to it, else opens a new one. The pages of each window must be in
+  // one state (reindex_window's precondition); windows of one view may touch.
   const std::uint32_t m = next_mark();
   auto& wins = scratch_windows_;
   wins.clear();
-  for (auto [v, slot] : pairs) {
-    View& w = views_[v];
+  for (const SlotRange& r : ranges) {
+    View& w = views_[r.view];
     if (w.mark == m) {
       Window& win = wins[w.window];
-      if (win.end == slot) {
-        ++win.end;
+      if (win.end == r.first) {
+        win.end += r.count;
         continue;
       }
-      if (win.start == slot + 1) {
-        --win.start;
+      if (win.start == r.first + r.count) {
+        win.start = r.first;
         continue;
       }
     }
     w.mark = m;
     w.window = static_cast<std::uint32_t>(wins.size());
-    wins.push_back(Window{v, slot, slot + 1});
+    wins.push_back(Window{r.view, r.first, r.first + r.count});
   }
   for (const Window& win : wins) reindex_window(win.view, win.start, win.end);
 }
@@ -222,16 +216,16 @@ Span PagePool::mark_busy(ViewId v, std::uint32_t first, std::uint32_t n) {
 
 void PagePool::reindex_aliases(ViewId v, std::uint32_t first, std::uint32_t n) {
   // The other views' slots that map these pages.
-  auto& pairs = scratch_pairs_;
-  pairs.clear();
+  auto& ranges = scratch_ranges_;
+  ranges.clear();
   const PageId* slots = views_[v].slots.data();
   for (std::uint32_t i = first; i < first + n;) {  // spans hold whole pages
     const Page& pg = pages_[slots[i]];
     const std::uint32_t k = pg.k;
-    append_slots(pg, v, pairs);
+    append_slots(pg, v, ranges);
     i += k;
   }
-  reindex_slots(pairs);
+  reindex_slots(ranges);
 }
 
 std::optional<Span> PagePool::take_fit(std::uint32_t n, Tag tag, TakeInfo* info) {
@@ -676,10 +670,10 @@ void PagePool::settle(Tag tag, std::uint64_t done) {
   for (PageId p : orphaned) retag(p);
   prune(tag);
   // Every changed page is now FREE and global: windows of them are uniform.
-  auto& pairs = scratch_pairs_;
-  pairs.clear();
-  for (PageId p : changed) append_slots(pages_[p], kNoView, pairs);
-  reindex_slots(pairs);
+  auto& ranges = scratch_ranges_;
+  ranges.clear();
+  for (PageId p : changed) append_slots(pages_[p], kNoView, ranges);
+  reindex_slots(ranges);
 }
 
 std::uint64_t PagePool::oldest_unsettled(Tag tag) {

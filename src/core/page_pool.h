@@ -195,7 +195,13 @@ class PagePool {
   static void for_each_mapped_chunk(const View& w, F&& f);
   // Appends (view, slot) for every slot of every view that maps page pg,
   // except view `skip`.
-  static void append_slots(const Page& pg, ViewId skip, std::vector<std::pair<ViewId, std::uint32_t>>& out);
+  // Slots first..first+count-1 of a view.
+  struct SlotRange {
+    ViewId view;
+    std::uint32_t first, count;
+  };
+  // Appends the slots of every view that maps page pg, except view `skip`.
+  static void append_slots(const Page& pg, ViewId skip, std::vector<SlotRange>& out);
   PageId new_page_id();
   ViewId new_view_id();
   // Free pages worth `want` slots (*got: their slots), none carrying `mark`;
@@ -213,7 +219,7 @@ class PagePool {
   // Re-index only the runs of v that touch slots [a, b), whose pages must
   // all be BUSY or all FREE with one tag.
   void reindex_window(ViewId v, std::uint32_t a, std::uint32_t b);
-  void reindex_slots(const std::vector<std::pair<ViewId, std::uint32_t>>& pairs);
+  void reindex_slots(const std::vector<SlotRange>& ranges);
   void scan_runs(ViewId v, std::uint32_t lo, std::uint32_t hi, std::vector<RunKey>& out) const;
   // Re-index the views other than v that alias slots [first, first+n) of v.
   void reindex_aliases(ViewId v, std::uint32_t first, std::uint32_t n);
@@ -254,7 +260,7 @@ class PagePool {
     std::uint32_t start, end;
   };
   std::vector<Window> scratch_windows_;
-  std::vector<std::pair<ViewId, std::uint32_t>> scratch_pairs_;
+  std::vector<SlotRange> scratch_ranges_;
 };
 
 }  // namespace memlake::core
