@@ -5,7 +5,7 @@
 # the same process, with the default ramp of first pieces, without it
 # (--no-ramp) and with ordinary instead of non-temporal stores
 # (--plain-memcpy), over STREAMS DMA streams for H2D. Prints one line
-# per combination.
+# per combination. A variant min-piece=SIZE sets the engine's smallest piece.
 #   SIZE=256M THREADS="8 12 16" CHUNKS="2M 4M 8M" STREAMS="1 2" VARIANTS="ramp no-ramp" scripts/gpu_copy_sweep.sh
 set -uo pipefail
 out=${OUT:-out}; mkdir -p "$out"
@@ -14,8 +14,8 @@ for t in ${THREADS:-8 12 16}; do
   for c in ${CHUNKS:-2M 4M 8M}; do
    for st in ${STREAMS:-1}; do
     for v in ${VARIANTS:-ramp no-ramp plain-memcpy}; do
-      ramp=""; [ "$v" = ramp ] || ramp="--$v"
-      f="$out/sweep_t${t}_c${c}_s${st}_${v}.json"
+      ramp=""; case $v in ramp) ;; min-piece=*) ramp="--min-piece ${v#min-piece=}" ;; *) ramp="--$v" ;; esac
+      f="$out/sweep_t${t}_c${c}_s${st}_${v//=/_}.json"
       timeout 60 ./build-gpu/memlake bench copy --backend ${BACKEND:-cuda} --min "$size" --max "$size" --reps "${REPS:-6}" \
         --threads "$t" --chunk "$c" --h2d-streams "$st" $ramp --json > "$f" 2>&1 || { echo "t=$t c=$c s=$st $v failed"; tail -2 "$f"; continue; }
       python3 - "$f" "$t" "$c" "$v" "$st" <<'PY'

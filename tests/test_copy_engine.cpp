@@ -144,6 +144,34 @@ TEST_P(CopyEngineTest, SeveralHostToDeviceStreamsKeepBytesAndOrder) {
   }
 }
 
+// A smaller smallest piece (the ramp's first pieces and the schedule's last) keeps
+// copies byte-exact with many more, smaller pieces; one off the 4 KiB grain is refused.
+TEST_P(CopyEngineTest, TheSmallestPieceIsConfigurable) {
+  io::CopyOptions o;
+  o.chunk = 1 << 20;
+  o.buffers = 4;
+  o.threads = 3;
+  o.min_piece = 64 << 10;
+  o.direct_below = 64 << 10;
+  io::CopyEngine fine(dev->backend(), o);
+  const std::size_t n = (std::size_t{5} << 20) + 777;
+  const auto pat = pattern(n, 91);
+  void* d = dev->alloc(n, nullptr);
+  fine.to_device(reinterpret_cast<std::uintptr_t>(d), pat.data(), n, nullptr);
+  std::vector<unsigned char> back(n, 0);
+  fine.to_host(back.data(), reinterpret_cast<std::uintptr_t>(d), n, nullptr);
+  EXPECT_TRUE(back == pat);
+  const std::uint64_t before = engine->stats().chunks;  // the same copies with the default 1 MiB
+  engine->to_device(reinterpret_cast<std::uintptr_t>(d), pat.data(), n, nullptr);
+  engine->to_host(back.data(), reinterpret_cast<std::uintptr_t>(d), n, nullptr);
+  EXPECT_GT(fine.stats().chunks, engine->stats().chunks - before) << "smaller first and last pieces: more of them";
+  dev->free(d);
+  o.min_piece = 1000;
+  std::string msg;
+  EXPECT_EQ(error_of([&] { io::CopyEngine e(dev->backend(), o); }, &msg), Errc::invalid_argument);
+  EXPECT_NE(msg.find("not a multiple of 4 KiB"), std::string::npos) << msg;
+}
+
 TEST_P(CopyEngineTest, BadPointersAreClearErrorsAndTheEngineGoesOn) {
   std::vector<unsigned char> host(4 << 20, 1);
   void* d = dev->alloc(4 << 20, nullptr);

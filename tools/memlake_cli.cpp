@@ -53,6 +53,7 @@ const char* kUsage =
     "bench copy options:  --backend host|cuda, --min SIZE (64K), --max SIZE (1G), --reps N, --json,\n"
     "                     --threads N, --chunk SIZE, --h2d-streams N (the engine's; default MEMLAKE_COPY_THREADS/_CHUNK/_H2D_STREAMS),\n"
     "                     --plain-memcpy (no non-temporal stores), --no-ramp (every piece full size from the start),\n"
+    "                     --min-piece SIZE (1M: the ramp's first pieces and the schedule's last),\n"
     "                     --svg FILE (plot of GB/s against size)\n"
     "                     --registration: cost of registering a pageable buffer against what it saves per copy\n"
     "                     --multipath [--loopback K]: measured topology, then direct vs multi-path H2D/D2H into\n"
@@ -249,6 +250,7 @@ int cmd_bench_copy(const std::vector<std::string>& args) {
       else if (a == "--h2d-streams") cfg.options.set("copy_h2d_streams", value());
       else if (a == "--plain-memcpy") cfg.streaming_stores = false;
       else if (a == "--no-ramp") cfg.ramp = false;
+      else if (a == "--min-piece") cfg.min_piece = memlake::parse_size(value());
       else if (a == "--json") json = true;
       else if (a == "--registration") registration = true;
       else if (a == "--multipath") multipath = true;

@@ -39,6 +39,7 @@ std::vector<CopySample> run_copy_bench(const CopyBenchConfig& cfg, int* threads_
   eo.h2d_streams = cfg.options.copy_h2d_streams;
   eo.streaming_stores = cfg.streaming_stores;
   eo.ramp = cfg.ramp;
+  eo.min_piece = cfg.min_piece;
   io::CopyEngine engine(be, eo);
   if (threads_used) *threads_used = engine.stats().threads;
   const std::size_t max = cfg.max_bytes;

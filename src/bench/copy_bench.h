@@ -31,6 +31,7 @@ struct CopyBenchConfig {
   int reps = 5;
   bool streaming_stores = true;                 // engine's host copies with non-temporal stores
   bool ramp = true;                             // engine's small first pieces per lane
+  std::size_t min_piece = std::size_t{1} << 20;  // engine's smallest piece (the ramp's first)
 };
 
 std::vector<CopySample> run_copy_bench(const CopyBenchConfig& cfg, int* threads_used = nullptr);

@@ -12,6 +12,8 @@
 // (view, start) packed in 64 bits, and a two-level bitmap of the lengths
 // whose bucket is not empty. Insert and erase: a binary search in one small
 // bucket and a bit. Visiting in order: the set bits from a length upwards.
+// Memory: a 24-byte bucket header per length up to 1.5 x the longest run seen,
+// per tag (a run of 72k slots, a 141 GB device in 2 MiB pages: 2.6 MB).
 // Not thread-safe (the page pool's owner serialises).
 #pragma once
 

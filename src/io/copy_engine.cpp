@@ -74,6 +74,9 @@ CopyEngine::CopyEngine(prim::Backend& backend, const CopyOptions& opts)
   if (opts_.buffers <= 0) opts_.buffers = 2 * threads;
   if (opts_.chunk == 0 || opts_.buffers < 2)
     throw_error(Errc::invalid_argument, "copy engine: needs a chunk size and at least 2 staging buffers");
+  if (opts_.min_piece < 4096 || opts_.min_piece % 4096 != 0)
+    throw_error(Errc::invalid_argument,
+                "copy engine: smallest piece " + std::to_string(opts_.min_piece) + " is not a multiple of 4 KiB");
   if (opts_.h2d_streams < 1 || opts_.h2d_streams > 16)
     throw_error(Errc::invalid_argument,
                 "copy engine: " + std::to_string(opts_.h2d_streams) + " host-to-device streams (1..16)");
@@ -227,21 +230,21 @@ void CopyEngine::run_lanes(std::size_t lanes, const std::function<void(const std
 }
 
 // Hands out the pieces of one staged copy to its lanes (guided
-// self-scheduling): each piece is a share of what is left, between 1 MiB
-// and the staging buffer size, so pieces are large (few driver calls) in
+// self-scheduling): each piece is a share of what is left, between
+// min_piece (1 MiB by default) and the staging buffer size, so pieces are large (few driver calls) in
 // the middle and shrink towards the end, when a large piece would leave the
 // other lanes idle and the DMA queue full behind it. With `ramp`, a lane's
-// first pieces are small too (1 MiB, then doubling): the DMA engine starts
+// first pieces are small too (min_piece, then doubling): the DMA engine starts
 // after one small piece instead of waiting for every lane's first full
 // buffer.
 class CopyEngine::Pieces {
  public:
-  Pieces(std::size_t n, std::size_t lanes, std::size_t max_piece, bool ramp)
-      : n_(n), lanes_(std::max<std::size_t>(lanes, 1)), max_(max_piece), ramp_(ramp) {}
+  Pieces(std::size_t n, std::size_t lanes, std::size_t max_piece, std::size_t min_piece, bool ramp)
+      : n_(n), lanes_(std::max<std::size_t>(lanes, 1)), max_(max_piece), min_(min_piece), ramp_(ramp) {}
   // `mine`: how many pieces the calling lane has taken so far (lane-local).
   bool take(std::size_t* off, std::size_t* len, unsigned* mine) {
     std::size_t cur = next_.load();
-    const std::size_t lo = std::min(kMinPiece, max_);
+    const std::size_t lo = std::min(min_, max_);
     const std::size_t cap = ramp_ && *mine < 16 ? std::min(max_, lo << *mine) : max_;
     for (;;) {
       if (cur >= n_) return false;
@@ -258,8 +261,7 @@ class CopyEngine::Pieces {
   std::size_t taken() const { return taken_.load(); }
 
  private:
-  static constexpr std::size_t kMinPiece = std::size_t{1} << 20;
-  const std::size_t n_, lanes_, max_;
+  const std::size_t n_, lanes_, max_, min_;
   const bool ramp_;
   std::atomic<std::size_t> next_{0}, taken_{0};
 };
@@ -330,7 +332,7 @@ void CopyEngine::to_device(std::uintptr_t dst, const void* src, std::size_t n, p
   // Start after the caller's earlier work (the destination may still be in use).
   start_after(h2d_, stream);
   const std::size_t lanes = lanes_for(n);
-  Pieces pieces(n, lanes, opts_.chunk, opts_.ramp);
+  Pieces pieces(n, lanes, opts_.chunk, opts_.min_piece, opts_.ramp);
   std::atomic<std::size_t> lane_ids{0};
   auto lane = [&](const std::atomic<bool>& failed) {
     const prim::Stream dma = h2d_[lane_ids++ % h2d_.size()];
@@ -376,7 +378,7 @@ void CopyEngine::to_host(void* dst, std::uintptr_t src, std::size_t n, prim::Str
   if (try_registered_to_host(dst, src, n, stream)) return;
   start_after({d2h_}, stream);
   const std::size_t lanes = lanes_for(n);
-  Pieces pieces(n, lanes, opts_.chunk, opts_.ramp);
+  Pieces pieces(n, lanes, opts_.chunk, opts_.min_piece, opts_.ramp);
   // Each lane keeps up to two chunks in flight: the DMA fills one buffer
   // while the lane copies the previous one out.
   auto lane = [&](const std::atomic<bool>& failed) {

@@ -52,7 +52,8 @@ struct CopyOptions {
   int threads = 0;                                   // host copy threads (lanes); 0 = all cores, at most 16
   std::size_t direct_below = std::size_t{8} << 20;   // smaller pageable copies go to the driver as they are (measured: below 8 MiB it is as fast)
   bool streaming_stores = true;                      // non-temporal stores for the host side of staged copies
-  bool ramp = true;                                  // each lane's first pieces small (1 MiB, doubling): the DMA starts sooner
+  bool ramp = true;                                  // each lane's first pieces small (min_piece, doubling): the DMA starts sooner
+  std::size_t min_piece = std::size_t{1} << 20;      // smallest piece: the ramp's first and the guided schedule's last
   int h2d_streams = 4;                               // DMA streams for staged H2D copies; lane i queues its pieces on stream i mod h2d_streams
   RegistrationOptions registration;                  // keep reused large pageable buffers registered (off by default)
 };
