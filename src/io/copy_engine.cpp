@@ -230,13 +230,13 @@ void CopyEngine::run_lanes(std::size_t lanes, const std::function<void(const std
 }
 
 // Hands out the pieces of one staged copy to its lanes (guided
-// self-scheduling): each piece is a share of what is left, between
-// min_piece (1 MiB by default) and the staging buffer size, so pieces are large (few driver calls) in
-// the middle and shrink towards the end, when a large piece would leave the
-// other lanes idle and the DMA queue full behind it. With `ramp`, a lane's
-// first pieces are small too (min_piece, then doubling): the DMA engine starts
-// after one small piece instead of waiting for every lane's first full
-// buffer.
+// self-scheduling): each piece is a share of what is left, between min_piece
+// (1 MiB by default) and the staging buffer size, so pieces are large (few
+// driver calls) in the middle and shrink towards the end, when a large piece
+// would leave the other lanes idle and the DMA queue full behind it. With
+// `ramp`, a lane's first pieces are small too (min_piece, then doubling): the
+// DMA engine starts after one small piece instead of waiting for every lane's
+// first full buffer.
 class CopyEngine::Pieces {
  public:
   Pieces(std::size_t n, std::size_t lanes, std::size_t max_piece, std::size_t min_piece, bool ramp)
