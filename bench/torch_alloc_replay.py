@@ -9,8 +9,11 @@ step), so every microsecond an allocation costs the host is step time.
     python3 bench/torch_alloc_replay.py [--trace traces/opt13b-LRV.csv.gz]
         [--allocators native,memlake,memlake:torch_capture_check=0] [--passes 3]
 
-Allocator specs as in torch_fragmentation.py (memlake:KEY=VALUE;...). No
-kernels run: the time is PyTorch's tensor creation plus the allocator's
+Allocator specs as in torch_fragmentation.py (memlake:KEY=VALUE;...), plus
+"null": bench/null_pluggable.cpp (an exact-size cache behind PyTorch's
+CUDAPluggableAllocator, built here with nvcc), the floor of any plugged-in
+allocator: memlake's own cost is its distance to "null", the wrapper's is
+"null" against native. No kernels run: the time is PyTorch's tensor creation plus the allocator's
 malloc and free, the same Python loop for every allocator.
 """
 import argparse
@@ -19,6 +22,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -55,6 +59,10 @@ def worker(a):
         sys.path.insert(0, os.path.join(ROOT, "python"))
         import memlake.torch as mt
         mt.enable(**opts)
+    elif name == "null":
+        import torch
+        torch.cuda.memory.change_current_allocator(
+            torch.cuda.memory.CUDAPluggableAllocator(a.null_lib, "null_malloc", "null_free"))
     elif name != "native":
         raise SystemExit(f"unknown allocator {a.allocator}")
     import torch
@@ -86,15 +94,20 @@ def main():
     p.add_argument("--out", default="")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--allocator", default="native", help=argparse.SUPPRESS)
+    p.add_argument("--null-lib", default="", help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.worker:
         return worker(a)
+    if any(spec(x)[0] == "null" for x in a.allocators.split(",")):
+        a.null_lib = os.path.join(tempfile.mkdtemp(prefix="memlake-null-"), "null_pluggable.so")
+        subprocess.run(["nvcc", "-O2", "-shared", "-Xcompiler", "-fPIC", "-o", a.null_lib,
+                        os.path.join(HERE, "null_pluggable.cpp"), "-lcuda"], check=True)
     results = []
     for rnd in range(a.rounds):
         order = a.allocators.split(",")
         for al in (order[::-1] if rnd % 2 else order):  # alternate the order: the host's speed drifts
             cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--allocator", al, "--trace", a.trace,
-                   "--passes", str(a.passes)]
+                   "--passes", str(a.passes), "--null-lib", a.null_lib]
             r = subprocess.run(cmd, capture_output=True, text=True)
             line = [x for x in r.stdout.splitlines() if x.startswith("RESULT ")]
             if not line:
