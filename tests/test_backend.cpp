@@ -66,6 +66,14 @@ TEST_P(PrimTest, EventsAndStreams) {
   be->destroy_stream(s);
 }
 
+TEST_P(PrimTest, StreamsNotCapturedAreSaidSo) {
+  auto be = make_backend();
+  EXPECT_FALSE(be->is_capturing(nullptr)) << "the legacy default stream is never captured";
+  prim::Stream s = be->create_stream();
+  EXPECT_FALSE(be->is_capturing(s));
+  be->destroy_stream(s);
+}
+
 MEMLAKE_INSTANTIATE_BACKENDS(PrimTest);
 
 // Host-only rules the CUDA driver enforces too, checked precisely here.
