@@ -36,7 +36,7 @@ TEST(Options, EnvironmentIsReadThroughTheTable) {
 TEST(Options, FailedSetLeavesOptionsUnchanged) {
   Options o;
   EXPECT_EQ(error_of([&] { o.set("max_mapped_ratio", "0.5"); }), Errc::invalid_argument);
-  EXPECT_EQ(o.max_mapped_ratio, 4.0);
+  EXPECT_EQ(o.max_mapped_ratio, 2.0);
 }
 
 TEST(Options, EveryOptionIsDocumentedInTheReadme) {

@@ -24,7 +24,7 @@ struct Options {
   std::size_t memory_cap = 0;            // 0 = none
   bool stitch = true;
   int recent_spans = 0;                  // large spans freed recently, kept for a same-size reuse (0 = off)
-  double max_mapped_ratio = 4.0;         // mapped VA <= ratio x reserved (cached views)
+  double max_mapped_ratio = 2.0;         // mapped VA <= ratio x reserved (cached views)
   std::size_t host_memory_limit = 0;     // host backend physical limit
   std::string trace;                     // write an allocation log here ("" = off)
   int copy_threads = 0;                  // copy engine host threads (0 = auto)

@@ -100,20 +100,18 @@ void PagePool::reindex(ViewId v) {
   for (const RunKey& k : w.runs) runs_.insert(k);
 }
 
-void PagePool::reindex_window(ViewId v, std::uint32_t a, std::uint32_t b) {
+void PagePool::reindex_window(ViewId v, std::uint32_t a, std::uint32_t b, bool free_now, Tag t) {
   // Precondition: slots [a, b) of v are mapped and their pages are in one
-  // state, all BUSY or all FREE with one tag (every caller changes a span's
-  // pages together). Then only the runs touching [a, b] change, and the
+  // state, all BUSY (!free_now) or all FREE with tag t (every caller changes
+  // a span's pages together, and says which state: an alias view's slots and
+  // pages are not read here, they are the cache misses of a cold call). Then only the runs touching [a, b] change, and the
   // parts of them outside [a, b) are still maximal runs unless they join
   // the window. No page is looked at: O(log runs) whatever the run lengths
   // (the rescan this replaces was O(run), 1-2 us next to a long free run).
   View& w = views_[v];
   auto& runs = w.runs;
-  const Page& pg = pages_[w.slots[a]];
-  const bool free_now = !pg.busy;
-  const Tag t = pg.tag;
   ML_DEBUG_ASSERT(std::all_of(w.slots.begin() + a, w.slots.begin() + b, [&](PageId p) {
-    return p != kHole && pages_[p].busy == pg.busy && (pg.busy || pages_[p].tag == t);
+    return p != kHole && pages_[p].busy == !free_now && (!free_now || pages_[p].tag == t);
   }));
   // w.runs is sorted by start and disjoint: [first, last) are the runs whose
   // end is >= a and whose start is <= b.
@@ -155,7 +153,7 @@ void PagePool::reindex_window(ViewId v, std::uint32_t a, std::uint32_t b) {
   for (const RunKey& k : scratch_runs_) runs_.insert(k);
 }
 
-void PagePool::reindex_slots(const std::vector<SlotRange>& ranges) {
+void PagePool::reindex_slots(const std::vector<SlotRange>& ranges, bool free_now, Tag t) {
   // Groups slot ranges into windows of consecutive slots in one pass,
   // without sorting: a range extends its view's latest window when it is
   // next to it, else opens a new one. The pages of each window must be in
@@ -180,7 +178,7 @@ void PagePool::reindex_slots(const std::vector<SlotRange>& ranges) {
     w.window = static_cast<std::uint32_t>(wins.size());
     wins.push_back(Window{r.view, r.first, r.first + r.count});
   }
-  for (const Window& win : wins) reindex_window(win.view, win.start, win.end);
+  for (const Window& win : wins) reindex_window(win.view, win.start, win.end, free_now, t);
 }
 
 void PagePool::idle(ViewId v) {
@@ -209,12 +207,12 @@ Span PagePool::mark_busy(ViewId v, std::uint32_t first, std::uint32_t n) {
     aliased |= pg.maps.size() > 1;
   }
   if (w.spans++ == 0) unidle(v);
-  reindex_window(v, first, first + n);
-  if (aliased) reindex_aliases(v, first, n);
+  reindex_window(v, first, first + n, false, kGlobal);
+  if (aliased) reindex_aliases(v, first, n, false, kGlobal);
   return Span{v, first, n, w.va + first * page_};
 }
 
-void PagePool::reindex_aliases(ViewId v, std::uint32_t first, std::uint32_t n) {
+void PagePool::reindex_aliases(ViewId v, std::uint32_t first, std::uint32_t n, bool free_now, Tag t) {
   // The other views' slots that map these pages.
   auto& ranges = scratch_ranges_;
   ranges.clear();
@@ -225,7 +223,7 @@ void PagePool::reindex_aliases(ViewId v, std::uint32_t first, std::uint32_t n) {
     append_slots(pg, v, ranges);
     i += k;
   }
-  reindex_slots(ranges);
+  reindex_slots(ranges, free_now, t);
 }
 
 std::optional<Span> PagePool::take_fit(std::uint32_t n, Tag tag, TakeInfo* info) {
@@ -253,7 +251,8 @@ std::optional<Span> PagePool::take_fit(std::uint32_t n, Tag tag, TakeInfo* info)
   auto consider = [&](Tag t) {
     int looked = 0;
     runs_.visit(t, n, [&](const RunKey& k) {
-      const std::uint32_t c = handle_slots_ == 1 ? n : cover(k);
+      // Runs hold whole pages, so a run of exactly n slots is covered exactly.
+      const std::uint32_t c = handle_slots_ == 1 || k.len == n ? n : cover(k);
       if (!best || c < best_c || (c == best_c && k.len < best->len)) best = k, best_c = c;
       return c != n && ++looked < 16;  // exact: later runs of this tag are longer
     });
@@ -392,7 +391,7 @@ void PagePool::attach(ViewId v, std::uint32_t from, const std::vector<PageId>& p
   for (std::uint32_t i = 0; i < pages.size(); ++i) {
     Page& pg = pages_[pages[i]];
     if (pg.maps.empty() && i < reused) orphans_.erase({pg.tag, pages[i]});
-    pg.maps.emplace_back(v, slot);
+    pg.maps.push_back(MapEntry{v, slot});
     slots_mapped_ += pg.k;
     for (std::uint32_t j = 0; j < pg.k; ++j, ++slot) {
       if (slot < w.slots.size()) {  // into a hole (take_repaired)
@@ -604,14 +603,14 @@ void PagePool::give_back(const Span& s, Tag tag, std::uint64_t seq) {
   free_pages_ += s.count;
   free_by_tag(tag) += s.count;
   if (tag != kGlobal) push_unsettled(tag, Unsettled{seq, s.view, s.first, s.count});
-  auto lf = std::find_if(w.last_free.begin(), w.last_free.end(), [&](auto& e) { return e.first == tag; });
+  auto lf = std::find_if(w.last_free.begin(), w.last_free.end(), [&](const LastFree& e) { return e.tag == tag; });
   if (lf == w.last_free.end())
-    w.last_free.emplace_back(tag, seq);
+    w.last_free.push_back(LastFree{tag, seq});
   else
-    lf->second = seq;
+    lf->seq = seq;
   if (--w.spans == 0) idle(s.view);
-  reindex_window(s.view, s.first, s.first + s.count);
-  if (aliased) reindex_aliases(s.view, s.first, s.count);
+  reindex_window(s.view, s.first, s.first + s.count, true, tag);
+  if (aliased) reindex_aliases(s.view, s.first, s.count, true, tag);
 }
 
 bool PagePool::unsettled_page(PageId p, Tag tag, std::uint64_t seq) const {
@@ -673,7 +672,7 @@ void PagePool::settle(Tag tag, std::uint64_t done) {
   auto& ranges = scratch_ranges_;
   ranges.clear();
   for (PageId p : changed) append_slots(pages_[p], kNoView, ranges);
-  reindex_slots(ranges);
+  reindex_slots(ranges, true, kGlobal);
 }
 
 std::uint64_t PagePool::oldest_unsettled(Tag tag) {
@@ -695,7 +694,7 @@ std::vector<Tag> PagePool::tags_with_unsettled() {
 
 void PagePool::detach(PageId p, ViewId v) {
   auto& maps = pages_[p].maps;
-  auto it = std::find_if(maps.begin(), maps.end(), [&](auto& e) { return e.first == v; });
+  auto it = std::find_if(maps.begin(), maps.end(), [&](const MapEntry& e) { return e.view == v; });
   maps.erase(it);
   slots_mapped_ -= pages_[p].k;
   const Page& pg = pages_[p];
@@ -713,8 +712,8 @@ void PagePool::unmap_slots(View& w, std::uint32_t from, std::uint32_t to) {
     const Page& pg = pages_[p];
     if (!pg.busy && pg.tag != kGlobal && pg.maps.size() > 1) {
       // Its settle entry may name this view: name one of its other views.
-      auto other = pg.maps[0].first == v ? pg.maps[1] : pg.maps[0];
-      push_unsettled(pg.tag, Unsettled{pg.seq, other.first, other.second, pg.k});
+      const MapEntry other = pg.maps[0].view == v ? pg.maps[1] : pg.maps[0];
+      push_unsettled(pg.tag, Unsettled{pg.seq, other.view, other.slot, pg.k});
     }
     detach(p, v);
     for (std::uint32_t j = 0; j < pg.k; ++j) w.slots[i + j] = kHole;
@@ -809,14 +808,14 @@ void PagePool::check() const {
       if (pg.tag >= by_tag.size()) broken("free page with an uncounted tag");
       by_tag[pg.tag] += pg.k;
     }
-    for (std::size_t i = 0; i < pg.maps.size(); ++i) {
+    for (std::uint32_t i = 0; i < pg.maps.size(); ++i) {
       auto [v, slot] = pg.maps[i];
       if (v >= views_.size() || !views_[v].live || slot + pg.k > views_[v].slots.size() ||
           std::any_of(views_[v].slots.begin() + slot, views_[v].slots.begin() + slot + pg.k, [&](PageId x) { return x != p; }) ||
           (slot > 0 && views_[v].slots[slot - 1] == p))
         broken("page " + std::to_string(p) + " lists a mapping its view does not have");
-      for (std::size_t j = 0; j < i; ++j)
-        if (pg.maps[j].first == v) broken("page " + std::to_string(p) + " is mapped twice in one view");
+      for (std::uint32_t j = 0; j < i; ++j)
+        if (pg.maps[j].view == v) broken("page " + std::to_string(p) + " is mapped twice in one view");
     }
     const bool orphan = orphans_.count({pg.tag, p}) > 0;
     if (orphan != (pg.maps.empty() && !pg.busy)) broken("orphan set disagrees with page " + std::to_string(p));
@@ -839,7 +838,7 @@ void PagePool::check() const {
       }
       if (p >= pages_.size() || !pages_[p].live) broken("view slot maps a dead page");
       const auto& maps = pages_[p].maps;
-      if (std::count(maps.begin(), maps.end(), std::make_pair(v, i)) != 1) broken("view slot not listed by its page");
+      if (std::count_if(maps.begin(), maps.end(), [&](const MapEntry& e) { return e.view == v && e.slot == i; }) != 1) broken("view slot not listed by its page");
       mapped += pages_[p].k;
       i += pages_[p].k;  // its other slots were checked from the page's side
     }

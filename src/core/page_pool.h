@@ -33,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/inline_vec.h"
 #include "core/run_index.h"
 #include "prim/prim.h"
 
@@ -154,30 +155,42 @@ class PagePool {
   static constexpr PageId kHole = 0xffffffffu;
   static constexpr ViewId kNoView = 0xffffffffu;
   static constexpr std::size_t kRepairTries = 4;  // idle views a repair tries before it gives way to a stitch
-  struct Page {
+  struct MapEntry {
+    ViewId view;
+    std::uint32_t slot;  // the page's first slot in that view
+  };
+  // One cache line, its mappings included while there are at most three.
+  struct alignas(64) Page {
     prim::PhysHandle handle = 0;
+    std::uint64_t seq = 0;
+    Tag tag = kGlobal;
+    std::uint32_t mark = 0;
     std::uint32_t k = 1;  // slots
     bool live = false;
     bool busy = false;
-    Tag tag = kGlobal;
-    std::uint64_t seq = 0;
-    std::uint32_t mark = 0;
-    std::vector<std::pair<ViewId, std::uint32_t>> maps;  // (view, first slot)
+    InlineVec<MapEntry, 3> maps;
   };
-  struct View {
-    bool live = false;
-    std::uintptr_t va = 0;
-    std::uint32_t capacity = 0;  // slots of reserved VA (>= slots.size())
+  static_assert(sizeof(Page) == 64);
+  struct LastFree {
+    Tag tag;
+    std::uint64_t seq;
+  };
+  // What re-indexing an alias view reads (runs, slots, mark, window) comes
+  // first and a view starts a cache line: one line per alias window.
+  struct alignas(64) View {
+    std::vector<RunKey> runs;  // sorted by start
     std::vector<PageId> slots;
-    std::uint32_t spans = 0;  // live spans in this view
-    std::uint32_t holes = 0;
-    bool stitched = false;
     std::uint32_t mark = 0;    // reindex_slots: this view has a window in scratch_windows_ ...
     std::uint32_t window = 0;  // ... at this index
-    std::vector<RunKey> runs;  // sorted by start
-    std::vector<std::pair<Tag, std::uint64_t>> last_free;  // per tag, for quiescing
-    std::list<ViewId>::iterator lru;
+    bool live = false;
+    bool stitched = false;
     bool in_lru = false;
+    std::uint32_t spans = 0;  // live spans in this view
+    std::uint32_t holes = 0;
+    std::uint32_t capacity = 0;  // slots of reserved VA (>= slots.size())
+    std::uintptr_t va = 0;
+    InlineVec<LastFree, 2> last_free;  // per tag, for quiescing
+    std::list<ViewId>::iterator lru;
   };
 
   // Per tag, in free order: spans whose pages were freed under that tag and
@@ -217,12 +230,13 @@ class PagePool {
   std::optional<RunKey> best_extension(std::uint32_t n, Tag tag) const;
   void reindex(ViewId v);
   // Re-index only the runs of v that touch slots [a, b), whose pages must
-  // all be BUSY or all FREE with one tag.
-  void reindex_window(ViewId v, std::uint32_t a, std::uint32_t b);
-  void reindex_slots(const std::vector<SlotRange>& ranges);
+  // all be BUSY (!free_now) or all FREE with tag t.
+  void reindex_window(ViewId v, std::uint32_t a, std::uint32_t b, bool free_now, Tag t);
+  void reindex_slots(const std::vector<SlotRange>& ranges, bool free_now, Tag t);
   void scan_runs(ViewId v, std::uint32_t lo, std::uint32_t hi, std::vector<RunKey>& out) const;
   // Re-index the views other than v that alias slots [first, first+n) of v.
-  void reindex_aliases(ViewId v, std::uint32_t first, std::uint32_t n);
+  // Their pages are in the state free_now / t (see reindex_window).
+  void reindex_aliases(ViewId v, std::uint32_t first, std::uint32_t n, bool free_now, Tag t);
   bool unsettled_page(PageId p, Tag tag, std::uint64_t seq) const;
   void push_unsettled(Tag tag, const Unsettled& u);
 
