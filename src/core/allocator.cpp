@@ -68,11 +68,7 @@ void* Allocator::alloc(std::size_t size, prim::Stream stream, AllocInfo* out) {
     throw_error(Errc::invalid_argument, "alloc of " + format_bytes(size) + ": larger than any device (limit " +
                                             format_bytes(kMaxAlloc) + ")");
   const Tag tag = tracker_.tag_of(stream);
-  // No rehash (and no throw) after the memory is taken. Only ever grow: libstdc++'s
-  // reserve() also shrinks a table that grew at an earlier peak, and rehashing every
-  // record on ordinary allocations was 16 % of the hot path's cache misses.
-  if (static_cast<double>(records_.size() + 1) > records_.max_load_factor() * static_cast<double>(records_.bucket_count()))
-    records_.reserve(records_.size() + 1);
+  records_.reserve_one();  // no growth (and no throw) after the memory is taken
   if (safe_) {
     void* p = alloc_safe(size, tag, info);
     if (out) *out = info;
@@ -86,7 +82,7 @@ void* Allocator::alloc(std::size_t size, prim::Stream stream, AllocInfo* out) {
     info.path = Path::small;
     if (small_.slabs() > slabs) info.pages_created = last_slab_created_;
     const std::uintptr_t p = small_.ptr(b);
-    records_.emplace(p, Record{size, tag, b, Span{}});
+    records_.insert(p, Record{size, tag, b, Span{}});
     if (out) *out = info;
     return reinterpret_cast<void*>(p);
   }
@@ -102,7 +98,7 @@ void* Allocator::alloc(std::size_t size, prim::Stream stream, AllocInfo* out) {
     s = acquire(static_cast<std::uint32_t>(pages), tag, size, info);
   }
   info.rounded = static_cast<std::size_t>(s.count) * page;  // whole pages: large handles may round further
-  records_.emplace(s.va, Record{size, tag, nullptr, s});
+  records_.insert(s.va, Record{size, tag, nullptr, s});
   if (out) *out = info;
   return reinterpret_cast<void*>(s.va);
 }
@@ -149,7 +145,7 @@ void* Allocator::alloc_safe(std::size_t size, Tag tag, AllocInfo& info) {
   const std::uintptr_t end = s.va + info.rounded;
   const std::uintptr_t p = opts_.guard ? end - r : s.va;
   if (opts_.guard) fault::add_guard(end, end + page, p, size);
-  records_.emplace(p, Record{size, tag, nullptr, s});
+  records_.insert(p, Record{size, tag, nullptr, s});
   return reinterpret_cast<void*>(p);
 }
 
@@ -271,13 +267,11 @@ void Allocator::release_slab(const Span& s, Tag tag) { pool_.give_back(s, tag, t
 
 FreeInfo Allocator::free(void* ptr) {
   if (!ptr) return {};
-  auto it = records_.find(reinterpret_cast<std::uintptr_t>(ptr));
-  if (it == records_.end())
+  Record r;
+  if (!records_.take(reinterpret_cast<std::uintptr_t>(ptr), &r))
     throw_error(Errc::invalid_argument, "free(" + hex_ptr(reinterpret_cast<std::uintptr_t>(ptr)) +
                                             "): not a live allocation of this allocator on device " +
                                             std::to_string(be_.device()) + " (double free or foreign pointer)");
-  const Record r = it->second;
-  records_.erase(it);
   if (safe_) {
     free_safe(reinterpret_cast<std::uintptr_t>(ptr), r);
     return FreeInfo{r.requested, static_cast<std::size_t>(r.span.count) * pool_.page_size()};
@@ -300,13 +294,13 @@ FreeInfo Allocator::free(void* ptr) {
 }
 
 std::size_t Allocator::size_of(const void* ptr) const {
-  auto it = records_.find(reinterpret_cast<std::uintptr_t>(ptr));
-  return it == records_.end() ? 0 : it->second.requested;
+  const Record* r = records_.find(reinterpret_cast<std::uintptr_t>(ptr));
+  return r ? r->requested : 0;
 }
 
 prim::Stream Allocator::stream_of(const void* ptr) const {
-  auto it = records_.find(reinterpret_cast<std::uintptr_t>(ptr));
-  return it == records_.end() ? nullptr : tracker_.stream_of(it->second.tag);
+  const Record* r = records_.find(reinterpret_cast<std::uintptr_t>(ptr));
+  return r ? tracker_.stream_of(r->tag) : nullptr;
 }
 
 std::size_t Allocator::empty_cache() {
@@ -341,7 +335,7 @@ void Allocator::check() const {
   small_.check();
   // Every busy page belongs to exactly one live span (allocation or slab).
   std::vector<Span> spans = small_.slab_spans();
-  for (const auto& [p, r] : records_) {
+  records_.for_each([&](std::uintptr_t p, const Record& r) {
     if (r.block) {
       if (small_.ptr(r.block) != p) throw_error(Errc::internal, "record key differs from its block");
     } else {
@@ -350,7 +344,7 @@ void Allocator::check() const {
         throw_error(Errc::internal, "record key differs from its span");
       spans.push_back(r.span);
     }
-  }
+  });
   for (const SpanCache::Entry& e : parked_.entries()) spans.push_back(e.span);  // BUSY in the pool, owned by no record
   std::set<PageId> seen;
   std::size_t total = 0;

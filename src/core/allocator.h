@@ -15,10 +15,10 @@
 
 #include <deque>
 #include <memory>
-#include <unordered_map>
 
 #include "core/options.h"
 #include "core/page_pool.h"
+#include "core/ptr_table.h"
 #include "core/small_pool.h"
 #include "core/span_cache.h"
 #include "core/stream_tracker.h"
@@ -70,7 +70,7 @@ class Allocator final : private SlabSource {
   FreeInfo free(void* ptr);
   // Size requested for a live allocation, 0 if `ptr` is not one.
   std::size_t size_of(const void* ptr) const;
-  bool owns(const void* ptr) const { return records_.count(reinterpret_cast<std::uintptr_t>(ptr)) != 0; }
+  bool owns(const void* ptr) const { return records_.contains(reinterpret_cast<std::uintptr_t>(ptr)); }
   // Stream a live allocation was made on (nullptr if none or not live).
   prim::Stream stream_of(const void* ptr) const;
 
@@ -112,7 +112,7 @@ class Allocator final : private SlabSource {
   StreamTracker tracker_;
   PagePool pool_;
   SmallPool small_;
-  std::unordered_map<std::uintptr_t, Record> records_;
+  PtrTable<Record> records_;  // live allocations by address
   SpanCache parked_;                          // large spans freed a moment ago, still BUSY in the pool
   std::vector<SpanCache::Entry> unparked_;    // scratch: what goes back to the pool
   std::size_t cap_;
