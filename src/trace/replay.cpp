@@ -237,8 +237,11 @@ std::string replay_text(const ReplayResult& r) {
     << "time in them      ";
   for (int i = 0; i < prim::kNumOps; ++i)
     if (s.calls.calls[i]) o << " " << prim::op_name(static_cast<prim::Op>(i)) << "=" << fmt("%.1f", static_cast<double>(s.calls.ns[i]) / 1e6) << " ms";
-  o << "\n"
-    << "alloc latency     p50 " << us(r.alloc_latency.p50_ns) << ", p90 " << us(r.alloc_latency.p90_ns) << ", p99 "
+  o << "\n";
+  if (r.alloc_latency.max_ns == 0)  // --cold 1: every sample is a cold one
+    o << "alloc latency     none warm (every allocation and free timed cold)\n";
+  else
+    o << "alloc latency     p50 " << us(r.alloc_latency.p50_ns) << ", p90 " << us(r.alloc_latency.p90_ns) << ", p99 "
     << us(r.alloc_latency.p99_ns) << ", p99.9 " << us(r.alloc_latency.p999_ns) << ", max " << us(r.alloc_latency.max_ns)
     << "\n"
     << "free latency      p50 " << us(r.free_latency.p50_ns) << ", p99 " << us(r.free_latency.p99_ns) << ", max "
