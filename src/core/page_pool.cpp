@@ -103,10 +103,10 @@ void PagePool::reindex(ViewId v) {
 void PagePool::reindex_window(ViewId v, std::uint32_t a, std::uint32_t b, bool free_now, Tag t) {
   // Precondition: slots [a, b) of v are mapped and their pages are in one
   // state, all BUSY (!free_now) or all FREE with tag t (every caller changes
-  // a span's pages together, and says which state: an alias view's slots and
-  // pages are not read here, they are the cache misses of a cold call). Then only the runs touching [a, b] change, and the
-  // parts of them outside [a, b) are still maximal runs unless they join
-  // the window. No page is looked at: O(log runs) whatever the run lengths
+  // a span's pages together, and says which state: an alias view's slots
+  // and pages are not read here, they are a cold call's cache misses). Then
+  // only the runs touching [a, b] change, and the parts of them outside
+  // [a, b) are still maximal runs unless they join the window. No page is looked at: O(log runs) whatever the run lengths
   // (the rescan this replaces was O(run), 1-2 us next to a long free run).
   View& w = views_[v];
   auto& runs = w.runs;
