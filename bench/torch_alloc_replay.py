@@ -13,8 +13,9 @@ Allocator specs as in torch_fragmentation.py (memlake:KEY=VALUE;...), plus
 "null": bench/null_pluggable.cpp (an exact-size cache behind PyTorch's
 CUDAPluggableAllocator, built here with nvcc), the floor of any plugged-in
 allocator: memlake's own cost is its distance to "null", the wrapper's is
-"null" against native. No kernels run: the time is PyTorch's tensor creation plus the allocator's
-malloc and free, the same Python loop for every allocator.
+"null" against native. No kernels run: the time is PyTorch's tensor
+creation plus the allocator's malloc and free, the same Python loop for
+every allocator.
 """
 import argparse
 import gzip

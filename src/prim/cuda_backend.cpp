@@ -201,7 +201,7 @@ class CudaBackend final : public Backend {
   bool is_capturing(Stream s) override {
     // The legacy default stream (PyTorch's default stream) cannot be captured: the driver
     // refuses to begin a capture on it. Answered without the driver, which costs about
-    // 2 us per tensor under PyTorch (docs/results.md, "The allocator's host cost").
+    // 2 us per tensor under PyTorch (docs/results.md §4d).
     if (s == nullptr || s == reinterpret_cast<Stream>(CU_STREAM_LEGACY)) return false;
     Ctx c(this);  // PyTorch allocates from threads (autograd's) with no current context
     CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
