@@ -7,7 +7,7 @@ difference to native. LRV fine-tuning is host-bound (the GPU idles ~80 % of a
 step), so every microsecond an allocation costs the host is step time.
 
     python3 bench/torch_alloc_replay.py [--trace traces/opt13b-LRV.csv.gz]
-        [--allocators native,memlake,memlake:torch_capture_check=0] [--passes 3]
+        [--allocators native,null,memlake] [--passes 3]
 
 Allocator specs as in torch_fragmentation.py (memlake:KEY=VALUE;...), plus
 "null": bench/null_pluggable.cpp (an exact-size cache behind PyTorch's
@@ -89,7 +89,7 @@ def worker(a):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--trace", default=os.path.join(ROOT, "traces", "opt13b-LRV.csv.gz"))
-    p.add_argument("--allocators", default="native,memlake,memlake:torch_capture_check=0")
+    p.add_argument("--allocators", default="native,null,memlake")
     p.add_argument("--passes", type=int, default=3, help="replays per process; the best counts")
     p.add_argument("--rounds", type=int, default=2, help="processes per allocator, interleaved")
     p.add_argument("--out", default="")
@@ -101,8 +101,12 @@ def main():
         return worker(a)
     if any(spec(x)[0] == "null" for x in a.allocators.split(",")):
         a.null_lib = os.path.join(tempfile.mkdtemp(prefix="memlake-null-"), "null_pluggable.so")
-        subprocess.run(["nvcc", "-O2", "-shared", "-Xcompiler", "-fPIC", "-o", a.null_lib,
-                        os.path.join(HERE, "null_pluggable.cpp"), "-lcuda"], check=True)
+        try:
+            subprocess.run(["nvcc", "-O2", "-shared", "-Xcompiler", "-fPIC", "-o", a.null_lib,
+                            os.path.join(HERE, "null_pluggable.cpp"), "-lcuda"], check=True)
+        except (OSError, subprocess.CalledProcessError) as e:
+            raise SystemExit(f"the 'null' allocator is built with nvcc, which failed ({e}); "
+                             "leave it out of --allocators") from None
     results = []
     for rnd in range(a.rounds):
         order = a.allocators.split(",")

@@ -68,6 +68,6 @@ fi
   --probe-steps 6 --out "$out/torch.json" --plot "$out/torch.png"
 [ -n "${SKIP_PYTEST:-}" ] || step pytest 150 python3 -m pytest -q -rs tests/python
 [ -n "${SKIP_AREPLAY:-}" ] || step areplay 240 python3 bench/torch_alloc_replay.py --out "$out/areplay.json" \
-  --allocators "${AREPLAY_ALLOCATORS:-native,memlake,memlake:torch_capture_check=0,memlake:recent_spans=32,memlake:max_mapped_ratio=2}"
+  --allocators "${AREPLAY_ALLOCATORS:-native,null,memlake,memlake:recent_spans=32,memlake:max_mapped_ratio=4}"
 [ -n "${SKIP_SWEEP:-}" ] || step sweep "${SWEEP_S:-90}" env OUT="$out" THREADS="${THREADS:-16}" CHUNKS="${CHUNKS:-2M 4M}" scripts/gpu_copy_sweep.sh
 for f in alloc replay shim tlb pin torch areplay pytest sweep; do [ -f "$out/$f.txt" ] && { echo "==== $f"; tail -${TAIL:-45} "$out/$f.txt"; }; done
