@@ -28,6 +28,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from torch_fragmentation import parse_allocator_spec as spec  # noqa: E402  (one syntax for both benchmarks)
 
 
 def read_events(path):
@@ -47,11 +49,6 @@ def read_events(path):
             elif action == "free":
                 out.append((False, x[col["Pointer"]], 0))
     return out
-
-
-def spec(s):
-    name, _, rest = s.partition(":")
-    return name, (dict(kv.split("=", 1) for kv in rest.split(";") if kv) if rest else {})
 
 
 def worker(a):

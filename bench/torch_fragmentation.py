@@ -42,13 +42,19 @@ ALLOCATORS = ("native", "expandable", "memlake", "shim", "shim-nocache")
 SHIMS = ("shim", "shim-nocache")
 
 
-def allocator_spec(spec):
-    """'memlake:granularity=8M;small_max=1M' -> ('memlake', {'granularity': '8M', ...}); '#2' suffixes label repeats."""
+def parse_allocator_spec(spec):
+    """'memlake:granularity=8M;small_max=1M' -> ('memlake', {'granularity': '8M', ...}); '#2' suffixes label repeats.
+    Any name: the caller knows which it runs (bench/torch_alloc_replay.py parses with this too)."""
     name, _, rest = spec.partition(":")
-    name = name.split("#")[0]
+    opts = dict(kv.split("=", 1) for kv in rest.split(";") if kv) if rest else {}
+    return name.split("#")[0], opts
+
+
+def allocator_spec(spec):
+    """parse_allocator_spec, for the allocators this benchmark runs."""
+    name, opts = parse_allocator_spec(spec)
     if name not in ALLOCATORS:
         raise SystemExit(f"unknown allocator '{spec}' (expected one of {', '.join(ALLOCATORS)}, memlake:KEY=VALUE,...)")
-    opts = dict(kv.split("=", 1) for kv in rest.split(";") if kv) if rest else {}
     return name, opts
 
 
