@@ -125,7 +125,7 @@ const std::vector<Entry>& entries() {
        [](Options& o, const std::string& v) { o.shim = parse_bool("shim", v); },
        [](const Options& o) { return std::string(o.shim ? "1" : "0"); }},
       {{"torch_capture_check", "MEMLAKE_TORCH_CAPTURE_CHECK", "1",
-        "memlake.torch.enable(): ask the driver on every allocation whether its stream is being captured into a CUDA graph, and refuse if so (freed memory would be reused while the graph still uses it). 0 = skip the query (one driver call per tensor): only when no graph is ever captured outside memlake.torch.pool()."},
+        "memlake.torch.enable(): ask the driver on every allocation on a stream other than the legacy default stream (which cannot be captured, and is answered without the driver) whether the stream is being captured into a CUDA graph, and refuse if so (freed memory would be reused while the graph still uses it). 0 = skip the query (one driver call per tensor on such streams): only when no graph is ever captured outside memlake.torch.pool()."},
        [](Options& o, const std::string& v) { o.torch_capture_check = parse_bool("torch_capture_check", v); },
        [](const Options& o) { return std::string(o.torch_capture_check ? "1" : "0"); }},
       {{"shim_sync_free", "MEMLAKE_SHIM_SYNC_FREE", "1",

@@ -106,8 +106,9 @@ void PagePool::reindex_window(ViewId v, std::uint32_t a, std::uint32_t b, bool f
   // a span's pages together, and says which state: an alias view's slots
   // and pages are not read here, they are a cold call's cache misses). Then
   // only the runs touching [a, b] change, and the parts of them outside
-  // [a, b) are still maximal runs unless they join the window. No page is looked at: O(log runs) whatever the run lengths
-  // (the rescan this replaces was O(run), 1-2 us next to a long free run).
+  // [a, b) are still maximal runs unless they join the window. No page is
+  // looked at: O(log runs) whatever the run lengths (the rescan this
+  // replaces was O(run), 1-2 us next to a long free run).
   View& w = views_[v];
   auto& runs = w.runs;
   ML_DEBUG_ASSERT(std::all_of(w.slots.begin() + a, w.slots.begin() + b, [&](PageId p) {

@@ -206,8 +206,6 @@ class PagePool {
   static void for_each_run(const View& w, std::uint32_t lo, std::uint32_t hi, Pred&& pred, F&& f);
   template <class F>
   static void for_each_mapped_chunk(const View& w, F&& f);
-  // Appends (view, slot) for every slot of every view that maps page pg,
-  // except view `skip`.
   // Slots first..first+count-1 of a view.
   struct SlotRange {
     ViewId view;
