@@ -35,3 +35,15 @@ def test_the_recorded_lrv_trace_is_readable():
     events = bench.read_events(str(ROOT / "traces" / "opt13b-LRV.csv.gz"))
     allocs = sum(1 for e in events if e[0])
     assert allocs == 68128 and len(events) - allocs == 67447  # as `memlake replay` counts them
+
+
+def test_the_null_allocator_without_nvcc_is_a_clear_error(tmp_path):
+    # `null` is built with nvcc before any worker starts: without one, the run stops with why.
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, PATH=str(tmp_path))  # no nvcc on this PATH
+    p = subprocess.run([sys.executable, str(ROOT / "bench" / "torch_alloc_replay.py"), "--allocators", "native,null"],
+                       capture_output=True, text=True, env=env)
+    assert p.returncode != 0
+    assert "the 'null' allocator is built with nvcc" in p.stderr and "leave it out of --allocators" in p.stderr
