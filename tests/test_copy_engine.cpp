@@ -172,6 +172,91 @@ TEST_P(CopyEngineTest, TheSmallestPieceIsConfigurable) {
   EXPECT_NE(msg.find("not a multiple of 4 KiB"), std::string::npos) << msg;
 }
 
+// In-place lanes page-lock the caller's own pages piece by piece instead of
+// staging them: byte-exact for unaligned sources (the partial pages at each
+// piece's ends are staged), with one such lane or all of them, and no page
+// stays locked once to_device() returns.
+TEST_P(CopyEngineTest, InPlaceLanesSendTheCallersPagesByteExact) {
+  prim::Backend& be = dev->backend();
+  io::CopyOptions o;
+  o.chunk = 1 << 20;
+  o.buffers = 4;
+  o.threads = 3;
+  o.direct_below = 64 << 10;
+  o.inplace_piece = 2 << 20;
+  std::uint64_t seed = 300;
+  for (int inplace : {1, 3}) {
+    o.inplace_lanes = inplace;
+    io::CopyEngine e(be, o);
+    for (std::size_t n : {(std::size_t{9} << 20) + 4097, (std::size_t{6} << 20), (std::size_t{13} << 20) + 3})
+      for (std::size_t shift : {0, 1, 4095}) {
+        std::vector<unsigned char> src(n + shift);
+        const auto pat = pattern(n, seed++);
+        std::copy(pat.begin(), pat.end(), src.begin() + static_cast<long>(shift));
+        void* d = dev->alloc(n, nullptr);
+        const auto dp = reinterpret_cast<std::uintptr_t>(d);
+        e.to_device(dp, src.data() + shift, n, nullptr);
+        for (std::size_t at = 0; at < n; at += 4096)  // every page unlocked again
+          ASSERT_EQ(be.pointer_kind(src.data() + shift + at), prim::Backend::PointerKind::pageable)
+              << inplace << " in-place lanes, " << n << " bytes: offset " << at << " still locked";
+        std::fill(src.begin(), src.end(), 0);  // the source may be reused: the device has it
+        std::vector<unsigned char> back(n, 0);
+        be.synchronize_stream(nullptr);
+        be.read(back.data(), dp, n);
+        ASSERT_TRUE(back == pat) << inplace << " in-place lanes, " << n << " bytes, source shifted by " << shift;
+        dev->free(d);
+      }
+    const io::CopyStats st = e.stats();
+    EXPECT_GT(st.inplace_bytes, 0u) << inplace;
+    EXPECT_EQ(st.inplace_fallbacks, 0u) << inplace;
+    if (inplace == 3) EXPECT_GT(st.inplace_bytes, st.bytes / 2) << "every lane in place: most bytes not staged";
+    else EXPECT_LT(st.inplace_bytes, st.bytes) << "one lane in place, two staging";
+  }
+  o.inplace_lanes = -1;
+  std::string msg;
+  EXPECT_EQ(error_of([&] { io::CopyEngine bad(be, o); }, &msg), Errc::invalid_argument);
+  EXPECT_NE(msg.find("in-place lanes"), std::string::npos) << msg;
+  o.inplace_lanes = 1;
+  o.inplace_piece = 5000;
+  EXPECT_EQ(error_of([&] { io::CopyEngine bad(be, o); }, &msg), Errc::invalid_argument);
+}
+
+// Pages that are already locked (here by the caller, as by a second copy from
+// the same buffer or the registration cache) cannot be locked again: those
+// pieces are staged instead, the copy stays exact and the caller's own
+// registration is left as it was.
+TEST_P(CopyEngineTest, InPlaceLanesStagePagesLockedElsewhere) {
+  prim::Backend& be = dev->backend();
+  io::CopyOptions o;
+  o.chunk = 1 << 20;
+  o.buffers = 4;
+  o.threads = 2;
+  o.direct_below = 64 << 10;
+  o.inplace_lanes = 2;
+  o.inplace_piece = 4 << 20;
+  io::CopyEngine e(be, o);
+  const std::size_t n = std::size_t{24} << 20, page = 4096;
+  std::vector<unsigned char> buf(n + 2 * page);
+  unsigned char* src = buf.data() + (page - reinterpret_cast<std::uintptr_t>(buf.data()) % page);  // page-aligned
+  const auto pat = pattern(n, 61);
+  std::copy(pat.begin(), pat.end(), src);
+  unsigned char* locked = src + (std::size_t{8} << 20);  // the caller locked 8 MiB in the middle
+  be.register_host(locked, std::size_t{8} << 20);
+  void* d = dev->alloc(n, nullptr);
+  e.to_device(reinterpret_cast<std::uintptr_t>(d), src, n, nullptr);
+  be.synchronize_stream(nullptr);
+  std::vector<unsigned char> back(n, 0);
+  be.read(back.data(), reinterpret_cast<std::uintptr_t>(d), n);
+  EXPECT_TRUE(back == pat);
+  const io::CopyStats st = e.stats();
+  EXPECT_GT(st.inplace_fallbacks, 0u) << "pieces over the caller's locked pages are staged";
+  EXPECT_GT(st.inplace_bytes, 0u) << "the rest is sent in place";
+  EXPECT_EQ(be.pointer_kind(locked + n / 8), prim::Backend::PointerKind::pinned) << "the caller's lock is untouched";
+  EXPECT_EQ(be.pointer_kind(src), prim::Backend::PointerKind::pageable);
+  be.unregister_host(locked);
+  dev->free(d);
+}
+
 TEST_P(CopyEngineTest, BadPointersAreClearErrorsAndTheEngineGoesOn) {
   std::vector<unsigned char> host(4 << 20, 1);
   void* d = dev->alloc(4 << 20, nullptr);
