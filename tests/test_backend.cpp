@@ -63,6 +63,7 @@ TEST_P(PrimTest, EventsAndStreams) {
   EXPECT_TRUE(be->query_event(e));
   be->destroy_event(e);
   be->synchronize_stream(s);
+  EXPECT_TRUE(be->query_stream(s)) << "synchronised: nothing pending";
   be->destroy_stream(s);
 }
 
@@ -141,11 +142,14 @@ TEST(HostBackend, MemoryLimitIsOutOfMemory) {
 TEST(HostBackend, HeldStreamCompletesOnWait) {
   prim::HostBackend be(0, 64 << 10, 0);
   prim::Stream s = be.create_stream();
+  EXPECT_TRUE(be.query_stream(s));
   be.hold(s);
   prim::Event e = be.record_event(s);
   EXPECT_FALSE(be.query_event(e));
+  EXPECT_FALSE(be.query_stream(s)) << "held: its work is pending";
   be.wait_event(e);
   EXPECT_TRUE(be.query_event(e));
+  EXPECT_TRUE(be.query_stream(s));
   be.destroy_event(e);
   be.destroy_stream(s);
 }

@@ -32,8 +32,9 @@ class StreamTracker final : public Quiescer {
   std::uint64_t current(Tag t) const { return streams_[t].seq; }
   // The device was synchronised: every free so far is complete.
   void mark_all_complete();
-  // Highest free number of `t` known complete, without blocking. Records an
-  // event covering `want` if none does yet, so that a later poll can see it.
+  // Highest free number of `t` known complete, without blocking. If no event
+  // covers `want` yet, asks whether the stream is idle (then every free so
+  // far is complete) and otherwise records one, so that a later poll can see it.
   std::uint64_t poll(Tag t, std::uint64_t want);
   // Blocks until free number `seq` of `t` is complete.
   void wait(Tag t, std::uint64_t seq) override;

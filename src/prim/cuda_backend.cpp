@@ -182,6 +182,13 @@ class CudaBackend final : public Backend {
     check(r, "cuEventQuery");
     return true;
   }
+  bool query_stream(Stream s) override {
+    Ctx c(this);
+    CUresult r = driver().cuStreamQuery(static_cast<CUstream>(s));
+    if (r == CUDA_ERROR_NOT_READY) return false;
+    check(r, "cuStreamQuery");
+    return true;
+  }
   void wait_event(Event e) override {
     Ctx c(this);
     check(driver().cuEventSynchronize(reinterpret_cast<CUevent>(e)), "cuEventSynchronize");

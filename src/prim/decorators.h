@@ -37,6 +37,7 @@ class ForwardingBackend : public Backend {
   void destroy_stream(Stream s) override { inner_->destroy_stream(s); }
   Event record_event(Stream s) override;
   bool query_event(Event e) override;
+  bool query_stream(Stream s) override;  // counted as an event query
   void wait_event(Event e) override;  // counted as synchronize: the host blocks
   void destroy_event(Event e) override { inner_->destroy_event(e); }
   void synchronize_stream(Stream s) override;

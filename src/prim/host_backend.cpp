@@ -277,6 +277,11 @@ bool HostBackend::query_event(Event e) {
   return h == held_.end() || h->second != it->second.hold_gen;
 }
 
+bool HostBackend::query_stream(Stream s) {
+  std::lock_guard<std::mutex> g(mu_);
+  return held_.find(reinterpret_cast<std::uintptr_t>(s)) == held_.end();
+}
+
 void HostBackend::wait_event(Event e) {
   std::lock_guard<std::mutex> g(mu_);
   auto it = events_.find(e);

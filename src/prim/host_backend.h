@@ -43,6 +43,7 @@ class HostBackend final : public Backend {
   void destroy_stream(Stream s) override;
   Event record_event(Stream s) override;
   bool query_event(Event e) override;
+  bool query_stream(Stream s) override;  // false while held
   void wait_event(Event e) override;
   void destroy_event(Event e) override;
   void synchronize_stream(Stream s) override;

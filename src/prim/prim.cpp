@@ -75,6 +75,9 @@ Event ForwardingBackend::record_event(Stream s) {
 bool ForwardingBackend::query_event(Event e) {
   return counted(Op::event_query, [&] { return inner_->query_event(e); });
 }
+bool ForwardingBackend::query_stream(Stream s) {
+  return counted(Op::event_query, [&] { return inner_->query_stream(s); });
+}
 void ForwardingBackend::wait_event(Event e) {
   counted(Op::synchronize, [&] { inner_->wait_event(e); });
 }

@@ -88,6 +88,10 @@ class Backend {
   virtual void destroy_stream(Stream s) = 0;
   virtual Event record_event(Stream s) = 0;
   virtual bool query_event(Event e) = 0;
+  // True once all work submitted to `s` so far is complete (cuStreamQuery);
+  // never blocks. Exact at once, where an event recorded just now may still
+  // read as pending for a while on an idle stream. Counted as an event query.
+  virtual bool query_stream(Stream s) = 0;
   virtual void wait_event(Event e) = 0;  // host blocks until complete
   virtual void destroy_event(Event e) = 0;
   virtual void synchronize_stream(Stream s) = 0;
