@@ -54,8 +54,6 @@ const char* kUsage =
     "                     --threads N, --chunk SIZE, --h2d-streams N (the engine's; default MEMLAKE_COPY_THREADS/_CHUNK/_H2D_STREAMS),\n"
     "                     --plain-memcpy (no non-temporal stores), --no-ramp (every piece full size from the start),\n"
     "                     --min-piece SIZE (1M: the ramp's first pieces and the schedule's last),\n"
-    "                     --inplace-lanes N (H2D threads that page-lock the source instead of staging it;\n"
-    "                       default MEMLAKE_COPY_INPLACE_LANES), --inplace-piece SIZE (16M: their largest piece),\n"
     "                     --svg FILE (plot of GB/s against size)\n"
     "                     --registration: cost of registering a pageable buffer against what it saves per copy\n"
     "                     --multipath [--loopback K]: measured topology, then direct vs multi-path H2D/D2H into\n"
@@ -253,8 +251,6 @@ int cmd_bench_copy(const std::vector<std::string>& args) {
       else if (a == "--plain-memcpy") cfg.streaming_stores = false;
       else if (a == "--no-ramp") cfg.ramp = false;
       else if (a == "--min-piece") cfg.min_piece = memlake::parse_size(value());
-      else if (a == "--inplace-lanes") cfg.options.set("copy_inplace_lanes", value());
-      else if (a == "--inplace-piece") cfg.inplace_piece = memlake::parse_size(value());
       else if (a == "--json") json = true;
       else if (a == "--registration") registration = true;
       else if (a == "--multipath") multipath = true;

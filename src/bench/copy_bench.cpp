@@ -37,8 +37,6 @@ std::vector<CopySample> run_copy_bench(const CopyBenchConfig& cfg, int* threads_
   eo.threads = cfg.options.copy_threads;
   eo.chunk = cfg.options.copy_chunk;
   eo.h2d_streams = cfg.options.copy_h2d_streams;
-  eo.inplace_lanes = cfg.options.copy_inplace_lanes;
-  eo.inplace_piece = cfg.inplace_piece;
   eo.streaming_stores = cfg.streaming_stores;
   eo.ramp = cfg.ramp;
   eo.min_piece = cfg.min_piece;
@@ -73,12 +71,9 @@ std::vector<CopySample> run_copy_bench(const CopyBenchConfig& cfg, int* threads_
         const io::CopyStats after = engine.stats();
         const double copy = static_cast<double>(after.lane_copy_ns - before.lane_copy_ns);
         const double wait = static_cast<double>(after.lane_wait_ns - before.lane_wait_ns);
-        const double total = static_cast<double>((after.staged - before.staged) * n);
-        const double inplace = static_cast<double>(after.inplace_bytes - before.inplace_bytes);
         if (after.staged > before.staged && copy > 0) {
           x.lane_copy_share = copy / (copy + wait);
-          x.lane_gbps = (total - inplace) / copy;  // bytes the lanes copied per ns = GB/s
-          x.inplace_share = inplace / total;
+          x.lane_gbps = static_cast<double>((after.staged - before.staged) * n) / copy;  // bytes per ns = GB/s
         }
       };
       CopySample h{"h2d", host, n, median_gbps(n, reps, plain_h2d), 0, false};
@@ -115,20 +110,18 @@ std::vector<CopySample> run_copy_bench(const CopyBenchConfig& cfg, int* threads_
 std::string copy_table(const std::vector<CopySample>& s, int threads) {
   std::string o;
   appendf(o, "copy bandwidth, GB/s (median); memlake engine with %d host threads\n", threads);
-  appendf(o, "%-5s %-9s %12s %10s %10s %8s %6s %12s %9s %s\n", "dir", "host", "size", "plain", "memlake", "ratio", "copy%",
-          "lane GB/s", "inplace%", "bytes");
+  appendf(o, "%-5s %-9s %12s %10s %10s %8s %6s %12s %s\n", "dir", "host", "size", "plain", "memlake", "ratio", "copy%",
+          "lane GB/s", "bytes");
   for (const CopySample& x : s) {
-    std::string share = "-", lane = "-", inplace = "-";
+    std::string share = "-", lane = "-";
     if (x.lane_copy_share >= 0) share.clear(), appendf(share, "%.0f", 100 * x.lane_copy_share);
     if (x.lane_gbps > 0) lane.clear(), appendf(lane, "%.1f", x.lane_gbps);
-    if (x.inplace_share > 0) inplace.clear(), appendf(inplace, "%.0f", 100 * x.inplace_share);
-    appendf(o, "%-5s %-9s %12s %10.2f %10.2f %8.2f %6s %12s %9s %s\n", x.direction.c_str(), x.host.c_str(),
+    appendf(o, "%-5s %-9s %12s %10.2f %10.2f %8.2f %6s %12s %s\n", x.direction.c_str(), x.host.c_str(),
             human_bytes(x.bytes).c_str(), x.plain_gbps, x.memlake_gbps, x.plain_gbps > 0 ? x.memlake_gbps / x.plain_gbps : 0.0,
-            share.c_str(), lane.c_str(), inplace.c_str(), x.verified ? "ok" : "MISMATCH");
+            share.c_str(), lane.c_str(), x.verified ? "ok" : "MISMATCH");
   }
   o += "copy%: share of the lanes' time in the host memcpy of staged copies (the rest waited for staging\n"
-       "buffers or their DMA); lane GB/s: one lane's memcpy speed; inplace%: share of the bytes sent from\n"
-       "the source's own pages by in-place lanes (--inplace-lanes)\n";
+       "buffers or their DMA); lane GB/s: one lane's memcpy speed\n";
   return o;
 }
 
@@ -138,9 +131,9 @@ std::string copy_json(const std::vector<CopySample>& s, int threads) {
     const CopySample& x = s[i];
     appendf(o,
             "%s{\"direction\":\"%s\",\"host\":\"%s\",\"bytes\":%zu,\"plain_gbps\":%.3f,\"memlake_gbps\":%.3f,"
-            "\"lane_copy_share\":%.4f,\"lane_gbps\":%.3f,\"inplace_share\":%.4f,\"verified\":%s}",
+            "\"lane_copy_share\":%.4f,\"lane_gbps\":%.3f,\"verified\":%s}",
             i ? "," : "", x.direction.c_str(), x.host.c_str(), x.bytes, x.plain_gbps, x.memlake_gbps, x.lane_copy_share,
-            x.lane_gbps, x.inplace_share, x.verified ? "true" : "false");
+            x.lane_gbps, x.verified ? "true" : "false");
   }
   return o + "]}";
 }

@@ -22,9 +22,6 @@ struct CopySample {
   // lane's memcpy. -1 / 0 when nothing was staged.
   double lane_copy_share = -1;
   double lane_gbps = 0;
-  // Staged H2D copies: the share of the bytes the engine's in-place lanes sent from the
-  // source's own pages (page-locked piece by piece); 0 when none did.
-  double inplace_share = 0;
 };
 
 struct CopyBenchConfig {
@@ -35,7 +32,6 @@ struct CopyBenchConfig {
   bool streaming_stores = true;                 // engine's host copies with non-temporal stores
   bool ramp = true;                             // engine's small first pieces per lane
   std::size_t min_piece = std::size_t{1} << 20;  // engine's smallest piece (the ramp's first)
-  std::size_t inplace_piece = std::size_t{16} << 20;  // engine's in-place lanes' largest piece
 };
 
 std::vector<CopySample> run_copy_bench(const CopyBenchConfig& cfg, int* threads_used = nullptr);

@@ -34,7 +34,6 @@ io::CopyOptions engine_options(const Options& o) {
   c.threads = o.copy_threads;
   c.chunk = o.copy_chunk;
   c.h2d_streams = o.copy_h2d_streams;
-  c.inplace_lanes = o.copy_inplace_lanes;
   return c;
 }
 

@@ -49,7 +49,6 @@ struct memlake_allocator {
     co.threads = opts.copy_threads;
     co.chunk = opts.copy_chunk;
     co.h2d_streams = opts.copy_h2d_streams;
-    co.inplace_lanes = opts.copy_inplace_lanes;
     co.registration.after = opts.copy_register_after;
     co.registration.limit = opts.copy_register_limit;
     co.registration.min_bytes = co.direct_below;

@@ -30,7 +30,6 @@ struct Options {
   int copy_threads = 0;                  // copy engine host threads (0 = auto)
   std::size_t copy_chunk = 4u << 20;     // copy engine staging buffer size
   int copy_h2d_streams = 4;              // copy engine DMA streams for staged host-to-device copies
-  int copy_inplace_lanes = 0;            // copy engine H2D lanes that page-lock the caller's pages instead of staging
   int copy_register_after = 0;           // register a reused pageable buffer on its N-th copy (0 = never)
   std::size_t copy_register_limit = std::size_t{8} << 30;  // bytes the registration cache keeps registered
   std::string copy_topology;             // multi-path copies: "" = direct only, "measure", a described topology or @FILE

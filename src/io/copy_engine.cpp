@@ -80,10 +80,6 @@ CopyEngine::CopyEngine(prim::Backend& backend, const CopyOptions& opts)
   if (opts_.h2d_streams < 1 || opts_.h2d_streams > 16)
     throw_error(Errc::invalid_argument,
                 "copy engine: " + std::to_string(opts_.h2d_streams) + " host-to-device streams (1..16)");
-  if (opts_.inplace_lanes < 0 || opts_.inplace_piece == 0 || opts_.inplace_piece % 4096 != 0)
-    throw_error(Errc::invalid_argument, "copy engine: " + std::to_string(opts_.inplace_lanes) +
-                                            " in-place lanes with pieces of " + std::to_string(opts_.inplace_piece) +
-                                            " bytes (at least 0 lanes, pieces a multiple of 4 KiB)");
   stats_.threads = threads;
   try {
     d2h_ = be_.create_stream();
@@ -132,12 +128,6 @@ void CopyEngine::add_lane_time(std::uint64_t copy_ns, std::uint64_t wait_ns) {
   std::lock_guard<std::mutex> g(mu_);
   stats_.lane_copy_ns += copy_ns;
   stats_.lane_wait_ns += wait_ns;
-}
-
-void CopyEngine::add_inplace(std::uint64_t bytes, std::uint64_t fallbacks) {
-  std::lock_guard<std::mutex> g(mu_);
-  stats_.inplace_bytes += bytes;
-  stats_.inplace_fallbacks += fallbacks;
 }
 
 CopyStats CopyEngine::stats() const {
@@ -252,11 +242,10 @@ class CopyEngine::Pieces {
   Pieces(std::size_t n, std::size_t lanes, std::size_t max_piece, std::size_t min_piece, bool ramp)
       : n_(n), lanes_(std::max<std::size_t>(lanes, 1)), max_(max_piece), min_(min_piece), ramp_(ramp) {}
   // `mine`: how many pieces the calling lane has taken so far (lane-local).
-  // `top`, if not 0: the calling lane's own largest piece, without the ramp.
-  bool take(std::size_t* off, std::size_t* len, unsigned* mine, std::size_t top = 0) {
+  bool take(std::size_t* off, std::size_t* len, unsigned* mine) {
     std::size_t cur = next_.load();
-    const std::size_t lo = std::min(min_, top ? top : max_);
-    const std::size_t cap = top ? top : ramp_ && *mine < 16 ? std::min(max_, lo << *mine) : max_;
+    const std::size_t lo = std::min(min_, max_);
+    const std::size_t cap = ramp_ && *mine < 16 ? std::min(max_, lo << *mine) : max_;
     for (;;) {
       if (cur >= n_) return false;
       const std::size_t share = ((n_ - cur) / (2 * lanes_) + 4095) / 4096 * 4096;
@@ -320,102 +309,6 @@ bool CopyEngine::try_registered_to_host(void* dst, std::uintptr_t src, std::size
   return true;
 }
 
-void CopyEngine::send_staged(Lease& b, std::uintptr_t dst, const char* src, std::size_t len, prim::Stream dma,
-                             LaneClock& clock) {
-  host_copy(b.data(), src, len);
-  clock.copied();
-  be_.copy_to_device_async(dst, b.data(), len, dma);
-  b.done_after(be_.record_event(dma));
-}
-
-void CopyEngine::stage_piece(std::uintptr_t dst, const char* src, std::size_t len, prim::Stream dma, LaneClock& clock) {
-  for (std::size_t off = 0; off < len; off += opts_.chunk) {  // an in-place lane's piece may be larger than a buffer
-    clock.start();
-    Lease b(*this);  // the caller holds no staging buffer, so it may wait
-    clock.waited();
-    send_staged(b, dst + off, src + off, std::min(opts_.chunk, len - off), dma, clock);
-  }
-}
-
-// An H2D lane that sends the caller's own pages. For each piece it takes it
-// page-locks the whole pages inside the piece (cuMemHostRegister), queues
-// their DMA straight from there, and unlocks them once that DMA is done; it
-// keeps at most two pieces locked, so the next piece is locked while the
-// last one's DMA runs. The partial pages at a piece's two ends are shared
-// with the neighbouring pieces, which other lanes may be copying at the same
-// time, so they go through a staging buffer, as does a whole piece whose
-// pages cannot be locked (part of them already is: another copy from the
-// same buffer, the registration cache, the caller's own registration; or the
-// mapping refuses it), counted as a fallback. The lane returns only when
-// every page it locked is unlocked again: the caller may free the source
-// once to_device() returns.
-class CopyEngine::InPlaceLane {
- public:
-  InPlaceLane(CopyEngine& e, prim::Stream dma) : e_(e), dma_(dma) {}
-  InPlaceLane(const InPlaceLane&) = delete;
-  InPlaceLane& operator=(const InPlaceLane&) = delete;
-  ~InPlaceLane() {  // on an error: no page may stay locked, no DMA may still read them
-    try {
-      unlock(0);
-    } catch (...) {
-    }
-    e_.add_inplace(bytes_, fallbacks_);
-  }
-
-  void send(std::uintptr_t dst, const char* src, std::size_t len, LaneClock& clock) {
-    constexpr std::uintptr_t page = 4096;
-    constexpr std::size_t smallest = std::size_t{256} << 10;  // below this locking costs more than staging
-    const auto a = reinterpret_cast<std::uintptr_t>(src);
-    const std::uintptr_t lo = (a + page - 1) & ~(page - 1), hi = (a + len) & ~(page - 1);
-    if (hi <= lo || hi - lo < smallest) return e_.stage_piece(dst, src, len, dma_, clock);
-    unlock(1);
-    while (!q_.empty() && e_.be_.query_event(q_.front().done)) unlock(q_.size() - 1);
-    void* base = reinterpret_cast<void*>(lo);
-    try {
-      e_.be_.register_host(base, hi - lo);
-    } catch (const Error&) {
-      ++fallbacks_;
-      return e_.stage_piece(dst, src, len, dma_, clock);
-    }
-    const std::size_t head = lo - a, body = hi - lo, tail = a + len - hi;
-    try {
-      e_.be_.copy_to_device_async(dst + head, base, body, dma_);
-      q_.push_back({base, e_.be_.record_event(dma_)});
-    } catch (...) {
-      e_.be_.synchronize_stream(dma_);
-      e_.be_.unregister_host(base);
-      throw;
-    }
-    bytes_ += body;
-    if (head) e_.stage_piece(dst, src, head, dma_, clock);
-    if (tail) e_.stage_piece(dst + head + body, src + head + body, tail, dma_, clock);
-  }
-  void finish() { unlock(0); }
-
- private:
-  // Unlocks the oldest pieces, once their DMA is done, until `keep` stay locked.
-  void unlock(std::size_t keep) {
-    while (q_.size() > keep) {
-      Locked& l = q_.front();
-      if (l.done) {
-        e_.be_.wait_event(l.done);
-        e_.be_.destroy_event(l.done);
-        l.done = 0;
-      }
-      e_.be_.unregister_host(l.base);
-      q_.pop_front();
-    }
-  }
-  struct Locked {
-    void* base;
-    prim::Event done;
-  };
-  CopyEngine& e_;
-  const prim::Stream dma_;
-  std::deque<Locked> q_;
-  std::uint64_t bytes_ = 0, fallbacks_ = 0;
-};
-
 void CopyEngine::to_device(std::uintptr_t dst, const void* src, std::size_t n, prim::Stream stream) {
   if (n == 0) return;
   const auto kind = be_.pointer_kind(src);
@@ -439,29 +332,22 @@ void CopyEngine::to_device(std::uintptr_t dst, const void* src, std::size_t n, p
   // Start after the caller's earlier work (the destination may still be in use).
   start_after(h2d_, stream);
   const std::size_t lanes = lanes_for(n);
-  const std::size_t inplace = std::min(static_cast<std::size_t>(opts_.inplace_lanes), lanes);
   Pieces pieces(n, lanes, opts_.chunk, opts_.min_piece, opts_.ramp);
   std::atomic<std::size_t> lane_ids{0};
-  const char* from = static_cast<const char*>(src);
   auto lane = [&](const std::atomic<bool>& failed) {
-    const std::size_t id = lane_ids++;
-    const prim::Stream dma = h2d_[id % h2d_.size()];
+    const prim::Stream dma = h2d_[lane_ids++ % h2d_.size()];
     unsigned mine = 0;
-    std::size_t off = 0, len = 0;
     LaneClock clock(*this);
-    if (id < inplace) {
-      InPlaceLane own(*this, dma);
-      while (!failed && pieces.take(&off, &len, &mine, std::max(opts_.inplace_piece, opts_.chunk)))
-        own.send(dst + off, from + off, len, clock);
-      own.finish();
-      return;
-    }
     for (;;) {
       clock.start();
       Lease b(*this);  // holds no other buffer, so it may wait
       clock.waited();
+      std::size_t off = 0, len = 0;
       if (failed || !pieces.take(&off, &len, &mine)) return;
-      send_staged(b, dst + off, from + off, len, dma, clock);
+      host_copy(b.data(), static_cast<const char*>(src) + off, len);
+      clock.copied();
+      be_.copy_to_device_async(dst + off, b.data(), len, dma);
+      b.done_after(be_.record_event(dma));
     }
   };
   std::exception_ptr failure;

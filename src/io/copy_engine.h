@@ -15,10 +15,6 @@
 //    DMA engine drains the buffers. H2D and D2H use separate streams, so
 //    both directions run at once on separate copy engines.
 //
-// With in-place lanes (CopyOptions::inplace_lanes > 0), some H2D lanes
-// page-lock the caller's pages piece by piece and let the DMA read them
-// where they are, instead of staging them (InPlaceLane in the .cpp).
-//
 // With the registration cache on (CopyOptions::registration.after > 0), a
 // pageable buffer copied again and again is registered on its N-th use and
 // then sent straight to DMA (see registration_cache.h for the contract:
@@ -59,11 +55,6 @@ struct CopyOptions {
   bool ramp = true;                                  // each lane's first pieces small (min_piece, doubling): the DMA starts sooner
   std::size_t min_piece = std::size_t{1} << 20;      // smallest piece: the ramp's first and the guided schedule's last
   int h2d_streams = 4;                               // DMA streams for staged H2D copies; lane i queues its pieces on stream i mod h2d_streams
-  // H2D lanes that page-lock the caller's own pages piece by piece (cuMemHostRegister),
-  // let the DMA read them in place and unlock them once it is done, instead of staging:
-  // one pass over host memory instead of three. The rest of the lanes stage as usual.
-  int inplace_lanes = 0;
-  std::size_t inplace_piece = std::size_t{16} << 20;  // an in-place lane's largest piece
   RegistrationOptions registration;                  // keep reused large pageable buffers registered (off by default)
 };
 
@@ -73,8 +64,6 @@ struct CopyStats {
   std::uint64_t pinned = 0;       // pinned host memory sent straight to DMA
   std::uint64_t staged = 0;       // pipelined through staging buffers
   std::uint64_t registered = 0;   // pageable, sent straight to DMA because the registration cache holds it
-  std::uint64_t inplace_bytes = 0;      // bytes of staged H2D copies that in-place lanes sent from the caller's pages
-  std::uint64_t inplace_fallbacks = 0;  // pieces an in-place lane staged because its pages could not be locked
   std::uint64_t chunks = 0;
   // Staged copies, summed over lanes: time in the host memcpy to or from staging, and
   // time waiting for a staging buffer or its DMA. Mostly copying: the host side limits;
@@ -121,11 +110,6 @@ class CopyEngine {
   void run_lanes(std::size_t lanes, const std::function<void(const std::atomic<bool>& failed)>& lane);
   void count(std::uint64_t CopyStats::*kind, std::size_t bytes, std::size_t chunks);
   void add_lane_time(std::uint64_t copy_ns, std::uint64_t wait_ns);
-  void add_inplace(std::uint64_t bytes, std::uint64_t fallbacks);
-  // One H2D piece through staging buffer b (send_staged), or through the buffers it waits for (stage_piece).
-  void send_staged(Lease& b, std::uintptr_t dst, const char* src, std::size_t len, prim::Stream dma, LaneClock& clock);
-  void stage_piece(std::uintptr_t dst, const char* src, std::size_t len, prim::Stream dma, LaneClock& clock);
-  class InPlaceLane;  // an H2D lane that page-locks the caller's pieces instead of staging them
   void run_workers();
   // A pageable range the registration cache holds goes straight to DMA; the
   // call still returns only when the host buffer may be touched again.
