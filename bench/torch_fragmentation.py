@@ -222,7 +222,8 @@ def worker(a):
             if a.allocator in ("memlake",) + SHIMS:  # cumulative time inside memlake's driver calls
                 st = memlake.stats()  # host waits for the GPU are counted as synchronize
                 point.update(driver_s=st["memlake.driver_seconds"], wait_s=st["memlake.seconds.synchronize"],
-                             maps=st["memlake.calls.map"], slow_s=st["memlake.slow_path_seconds"])
+                             maps=st["memlake.calls.map"], slow_s=st["memlake.slow_path_seconds"],
+                             host_s=st["memlake.host_seconds"])
             res["timeline"].append(point)
             del out, ids
             if prof is not None and step == prof_range[1]:
@@ -257,11 +258,15 @@ def worker(a):
                                             "memlake.calls.unmap", "memlake.seconds.unmap",
                                             "memlake.calls.event_record", "memlake.calls.event_query",
                                             "memlake.calls.synchronize", "memlake.seconds.synchronize",
-                                            "memlake.slow_paths", "memlake.slow_path_seconds")}
+                                            "memlake.slow_paths", "memlake.slow_path_seconds",
+                                            "memlake.host_seconds")}
         tl = res["timeline"]
         if len(tl) > 1:  # driver time in the steady steps (after the first), against their wall time
             res["memlake"]["steady_driver_s"] = tl[-1]["driver_s"] - tl[0]["driver_s"]
             res["memlake"]["late_driver_s"] = tl[-1]["driver_s"] - tl[len(tl) // 2 - 1]["driver_s"]
+            # All of memlake's host time in those steps (every alloc and free, slow paths and driver included).
+            res["memlake"]["steady_host_s"] = tl[-1]["host_s"] - tl[0]["host_s"]
+            res["memlake"]["steady_slow_s"] = tl[-1]["slow_s"] - tl[0]["slow_s"]
     if a.trace:
         write_trace(torch, a.trace)
     print("RESULT " + json.dumps(res), flush=True)
@@ -543,6 +548,11 @@ def main():
                       + ("  OOM" if r["oom"] else "")
                       + (f"  (steps {', '.join(map(str, leave_out))} left out: over 3x native's median step)"
                          if leave_out else ""), flush=True)
+                if m:
+                    print(f"{'':<9}  inside memlake's alloc and free: {m['memlake.host_seconds']:.2f} s, steady steps "
+                          f"{m.get('steady_host_s', 0):.2f} s (slow paths {m.get('steady_slow_s', 0):.2f} s, driver "
+                          f"{m.get('steady_driver_s', 0):.2f} s) over {r['timeline'][-1]['t'] - r['timeline'][0]['t']:.2f} s",
+                          flush=True)
                 if "profile" in r:
                     pr = r["profile"]
                     print(f"{'':<9}  profiled steps {pr['steps'][0]}-{pr['steps'][1]}: wall {pr['wall_s']:.3f} s, GPU busy "

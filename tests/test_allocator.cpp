@@ -48,7 +48,10 @@ TEST_P(AllocatorTest, FreedBlockIsReusedWithoutDriverCalls) {
   EXPECT_EQ(st().cache_hits, 1u);
   EXPECT_EQ(st().slow_paths, 1u) << "a cache hit is not timed";
   EXPECT_EQ(st().slow_path_ns, slow_ns);
+  const std::uint64_t host = st().host_ns;
+  EXPECT_GT(host, 0u) << "every operation's time is counted";
   dev->free(q);
+  EXPECT_GT(st().host_ns, host) << "the free too";
 }
 
 TEST_P(AllocatorTest, LargerFreeRunIsSplit) {

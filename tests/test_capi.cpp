@@ -40,11 +40,13 @@ TEST_P(CApiTest, AllocFreeStatsJson) {
   EXPECT_GE(s.primitive_calls[MEMLAKE_OP_CREATE], 1u);
   EXPECT_GT(s.primitive_ns[MEMLAKE_OP_CREATE], 0u);  // time inside the driver calls is measured
   EXPECT_EQ(s.primitive_ns[MEMLAKE_OP_UNMAP], 0u);   // ... and only where calls were made
+  EXPECT_GT(s.host_ns, 0u);                           // and all of the allocation's time
   EXPECT_STREQ(memlake_prim_op_name(MEMLAKE_OP_SET_ACCESS), "set_access");
   std::size_t n = memlake_stats_json(a, nullptr, 0);
   std::string j(n + 1, '\0');
   memlake_stats_json(a, j.data(), j.size());
   EXPECT_NE(j.find("\"reserved_bytes\":{\"current\":"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"host_ns\":"), std::string::npos) << j;
   std::size_t size = 0;
   void* stream = reinterpret_cast<void*>(1);
   EXPECT_EQ(memlake_lookup(a, p, 0, &size, &stream), MEMLAKE_OK);

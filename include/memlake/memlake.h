@@ -109,6 +109,8 @@ typedef struct memlake_stats {
   uint64_t repairs;             /* idle cached views re-mapped in part instead of a new stitch (check struct_size) */
   uint64_t slow_paths;          /* large requests no cached view served at once (check struct_size) */
   uint64_t slow_path_ns;        /* wall-clock ns in them, driver calls included (check struct_size) */
+  uint64_t host_ns;             /* wall-clock ns inside every alloc and free, slow paths and driver calls
+                                   included: the allocator's whole host cost (check struct_size) */
 } memlake_stats;
 
 /* stats->struct_size must be set. A device never used reports zeros. */

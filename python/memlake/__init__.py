@@ -122,6 +122,7 @@ def _stats_dict(s):
         "memlake.repairs": s.repairs,
         "memlake.slow_paths": s.slow_paths,
         "memlake.slow_path_seconds": s.slow_path_ns / 1e9,
+        "memlake.host_seconds": s.host_ns / 1e9,
         "memlake.pages_created": s.pages_created,
         "memlake.views": s.views,
         "memlake.stitched_views": s.stitched_views,
@@ -166,6 +167,7 @@ def _summary(d, device, where):
     out.append(f" {'Cache hits (from stitched views)':<52}{d['memlake.cache_hits']:>9} ({d['memlake.stitch_reuses']})")
     out.append(f" {'Stitches / repairs / grows (pages created)':<52}{d['memlake.stitches']:>9} / {d['memlake.repairs']} / {d['memlake.grows']} ({d['memlake.pages_created']})")
     out.append(f" {'Slow paths (seconds in them, driver included)':<52}{d['memlake.slow_paths']:>9} ({d['memlake.slow_path_seconds']:.3f})")
+    out.append(f" {'Seconds inside alloc and free (all of it)':<52}{d['memlake.host_seconds']:>9.3f}")
     out.append(f" {'Views (stitched) / small slabs':<52}{d['memlake.views']:>9} ({d['memlake.stitched_views']}) / {d['memlake.small_slabs']}")
     out.append(f" {'Largest free block':<52}{_fmt(d['memlake.largest_free_bytes']):>20}")
     cap = d["memlake.memory_cap"]

@@ -33,6 +33,7 @@ class Stats(ctypes.Structure):
         ("largest_free_bytes", c_uint64), ("page_size", c_uint64), ("memory_cap", c_uint64),
         ("primitive_calls", c_uint64 * 16), ("primitive_ns", c_uint64 * 16), ("repairs", c_uint64),
         ("slow_paths", c_uint64), ("slow_path_ns", c_uint64),
+        ("host_ns", c_uint64),
     ]
 
 

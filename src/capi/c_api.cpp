@@ -184,6 +184,7 @@ void to_c(const memlake::core::Stats& s, memlake_stats* out) {
   c.repairs = s.repairs;
   c.slow_paths = s.slow_paths;
   c.slow_path_ns = s.slow_path_ns;
+  c.host_ns = s.host_ns;
   c.pages_created = s.pages_created;
   c.views = s.views;
   c.stitched_views = s.stitched_views;

@@ -50,6 +50,7 @@ class DeviceAllocator {
   int device() const { return device_; }
 
  private:
+  class OpTimer;
   // free() after the lock is taken: the allocator, statistics and tracing.
   FreeInfo free_locked(void* ptr, prim::Stream stream);
 

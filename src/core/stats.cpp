@@ -84,10 +84,10 @@ std::string stats_json(const Stats& s) {
   appendf(o, "\"utilization\":%.6f,\"num_allocs\":%llu,\"num_frees\":%llu,\"num_ooms\":%llu,\"small_allocs\":%llu,",
           util, static_cast<ull>(s.num_allocs), static_cast<ull>(s.num_frees), static_cast<ull>(s.num_ooms),
           static_cast<ull>(s.small_allocs));
-  appendf(o, "\"cache_hits\":%llu,\"stitch_reuses\":%llu,\"stitches\":%llu,\"grows\":%llu,\"pages_created\":%llu,\"repairs\":%llu,\"slow_paths\":%llu,\"slow_path_ns\":%llu,",
+  appendf(o, "\"cache_hits\":%llu,\"stitch_reuses\":%llu,\"stitches\":%llu,\"grows\":%llu,\"pages_created\":%llu,\"repairs\":%llu,\"slow_paths\":%llu,\"slow_path_ns\":%llu,\"host_ns\":%llu,",
           static_cast<ull>(s.cache_hits), static_cast<ull>(s.stitch_reuses), static_cast<ull>(s.stitches),
           static_cast<ull>(s.grows), static_cast<ull>(s.pages_created), static_cast<ull>(s.repairs),
-          static_cast<ull>(s.slow_paths), static_cast<ull>(s.slow_path_ns));
+          static_cast<ull>(s.slow_paths), static_cast<ull>(s.slow_path_ns), static_cast<ull>(s.host_ns));
   appendf(o, "\"views\":%llu,\"stitched_views\":%llu,\"small_slabs\":%llu,\"largest_free_bytes\":%llu,",
           static_cast<ull>(s.views), static_cast<ull>(s.stitched_views), static_cast<ull>(s.small_slabs),
           static_cast<ull>(s.largest_free));

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/allocator.h"
+#include "core/tick_clock.h"
 #include "prim/decorators.h"
 
 namespace memlake::core {
@@ -41,6 +42,7 @@ struct Stats {
   std::uint64_t repairs = 0;         // idle cached views re-mapped in part instead of a new stitch
   std::uint64_t slow_paths = 0;      // large requests that missed the first fit
   std::uint64_t slow_path_ns = 0;    // time in them: settling, stitching, repairing, growing (driver calls included)
+  std::uint64_t host_ns = 0;         // time inside every alloc and free, slow paths and driver calls included
   std::uint64_t pages_created = 0;
   std::uint64_t views = 0, stitched_views = 0, small_slabs = 0;
   std::uint64_t largest_free = 0;    // largest contiguous free range in a view
@@ -54,11 +56,19 @@ class StatsRecorder {
   void on_oom() { ++s_.num_ooms; }
   void on_gauges(const Gauges& g);  // after empty_cache and the like
   void reset_peaks();
+  // One operation's time (TickClock ticks), from its start to its end.
+  void on_time(std::uint64_t ticks) { ticks_ += ticks; }
   // A snapshot; the caller fills the fields that need a query (views, calls).
-  const Stats& stats() const { return s_; }
+  Stats stats() const {
+    Stats s = s_;
+    s.host_ns = static_cast<std::uint64_t>(rate_.ns(ticks_));
+    return s;
+  }
 
  private:
   Stats s_;
+  std::uint64_t ticks_ = 0;
+  TickRate rate_;
 };
 
 std::string stats_json(const Stats& s);

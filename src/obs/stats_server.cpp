@@ -90,6 +90,8 @@ std::string render_prometheus(int pid, const std::vector<core::Stats>& s) {
        [](const core::Stats& x) { return x.repairs; }},
       {"memlake_slow_path_microseconds_total", "Time in requests no cached view served at once (driver calls included)",
        "counter", [](const core::Stats& x) { return x.slow_path_ns / 1000; }},
+      {"memlake_host_microseconds_total", "Time inside allocations and frees (slow paths and driver calls included)",
+       "counter", [](const core::Stats& x) { return x.host_ns / 1000; }},
       {"memlake_ooms_total", "Out-of-memory failures", "counter", [](const core::Stats& x) { return x.num_ooms; }},
       {"memlake_driver_calls_total", "Primitive (driver) calls", "counter", [](const core::Stats& x) { return driver_calls(x); }},
       {"memlake_driver_call_microseconds_total", "Wall-clock time inside primitive (driver) calls", "counter",

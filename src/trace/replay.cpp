@@ -228,6 +228,7 @@ std::string replay_text(const ReplayResult& r) {
     << " stitches, " << s.repairs << " repairs, " << s.grows << " grows (" << s.pages_created << " pages)\n"
     << "slow paths        " << s.slow_paths << " requests with no cached fit at once: " << fmt("%.1f", s.slow_path_ns / 1e6)
     << " ms in them, backend calls included\n"
+    << "host time         " << fmt("%.1f", s.host_ns / 1e6) << " ms inside alloc and free in all (slow paths included)\n"
     << "second half       " << r.late_maps << " handles mapped in the trace's second half (none once a workload has settled)\n";
   if (r.ooms) o << "out of memory     " << r.ooms << " allocations refused\n";
   if (r.unmatched_frees) o << "unmatched frees   " << r.unmatched_frees << "\n";

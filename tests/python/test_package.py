@@ -53,6 +53,8 @@ def test_stitching_visible_through_python(alloc):
     assert s["reserved_bytes.all.current"] == 4 * PAGE
     # four growths and the stitch missed the cache and were timed
     assert s["memlake.slow_paths"] == 5 and s["memlake.slow_path_seconds"] > 0
+    # every alloc and free is timed, the slow paths among them
+    assert s["memlake.host_seconds"] > 0
     for p in (big, blocks[1], blocks[3]):
         alloc.free(p)
 
