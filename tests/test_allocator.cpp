@@ -178,6 +178,46 @@ TEST_P(AllocatorTest, AnIdleViewIsRepairedInsteadOfStitchedAgain) {
   dev->check();
 }
 
+// A second, larger growth handle (large_handle_size): a shortfall worth two
+// or more of them gets them for its bulk, then the ordinary large handles,
+// then single pages; smaller shortfalls never get it. Data and consistency
+// hold across stitches over pages of all three sizes.
+TEST_P(AllocatorTest, ASecondLargerHandleServesBigShortfallsOnly) {
+  Options o = options();
+  o.handle_size = 2 * page;
+  o.large_handle_size = 4 * page;
+  core::DeviceAllocator tiered(0, o);
+  auto creates = [&] { return tiered.stats().calls[prim::Op::create]; };
+  void* a = tiered.alloc(11 * page, nullptr);  // two 4-page handles; 3 pages left, under two 2-page handles: pages
+  EXPECT_EQ(creates(), 5u);
+  EXPECT_EQ(tiered.stats().calls[prim::Op::map], 5u);
+  EXPECT_EQ(tiered.stats().reserved.current, 11 * page);
+  void* b = tiered.alloc(7 * page, nullptr);  // under two 4-page handles: three 2-page handles and one page
+  EXPECT_EQ(creates(), 9u);
+  EXPECT_EQ(tiered.stats().reserved.current, 18 * page);
+  fill(tiered.backend(), a, 11 * page, 7);
+  fill(tiered.backend(), b, 7 * page, 8);
+  tiered.check();
+  tiered.free(a);
+  void* c = tiered.alloc(3 * page, nullptr);  // a 4-page handle, taken whole
+  EXPECT_EQ(tiered.stats().allocated.current, 11 * page);
+  tiered.free(c);
+  tiered.free(b);
+  void* all = tiered.alloc(18 * page, nullptr);  // a stitch over every page, no new memory
+  EXPECT_EQ(tiered.stats().reserved.current, 18 * page);
+  EXPECT_EQ(creates(), 9u);
+  fill(tiered.backend(), all, 18 * page, 9);
+  EXPECT_TRUE(holds(tiered.backend(), all, 18 * page, 9));
+  tiered.check();
+  tiered.free(all);
+  for (std::size_t bad : {3 * page, 2 * page, page}) {  // not a multiple of the handle, or not larger
+    o.large_handle_size = bad;
+    std::string msg;
+    EXPECT_EQ(error_of([&] { core::DeviceAllocator x(0, o); }, &msg), Errc::invalid_argument) << bad;
+    EXPECT_NE(msg.find("large_handle_size"), std::string::npos) << msg;
+  }
+}
+
 TEST_P(AllocatorTest, LargeHandlesServeGrowthAndRoundOnlyWhenTakenWhole) {
   Options o = options();
   o.handle_size = 4 * page;

@@ -27,13 +27,23 @@ std::uint32_t handle_slots(const Options& o, const prim::Backend& be) {
                                             ") and at most 1024 pages");
   return static_cast<std::uint32_t>(o.handle_size / page);
 }
+// Options::large_handle_size in pages, 0 when off; a multiple of the handle size.
+std::uint32_t large_handle_slots(const Options& o, const prim::Backend& be) {
+  if (o.large_handle_size == 0) return 0;
+  const std::size_t page = be.granularity(), handle = handle_slots(o, be) * page;
+  if (o.large_handle_size <= handle || o.large_handle_size % handle != 0 || o.large_handle_size / page > 1024)
+    throw_error(Errc::invalid_argument, "large_handle_size (" + format_bytes(o.large_handle_size) +
+                                            ") must be a multiple of the handle size (" + format_bytes(handle) +
+                                            "), larger than it, and at most 1024 pages");
+  return static_cast<std::uint32_t>(o.large_handle_size / page);
+}
 }  // namespace
 
 Allocator::Allocator(prim::Backend& backend, const Options& opts)
     : be_(backend),
       opts_(opts),
       tracker_(backend),
-      pool_(backend, tracker_, handle_slots(opts, backend)),
+      pool_(backend, tracker_, handle_slots(opts, backend), large_handle_slots(opts, backend)),
       small_(*this, backend.granularity()),
       // Safety modes give each allocation its own view and unmap it on free: nothing to keep.
       parked_(4, opts.guard || opts.quarantine > 0 ? 0 : static_cast<std::size_t>(std::max(0, opts.recent_spans))),

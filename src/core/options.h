@@ -20,6 +20,9 @@ struct Options {
   static constexpr std::size_t kAutoHandleSize = ~std::size_t{0};
   static constexpr std::size_t kAutoHandleBytes = std::size_t{8} << 20;
   std::size_t handle_size = kAutoHandleSize;
+  // Growth shortfalls worth at least two of these get handles of this size for their
+  // bulk (then handle_size, then pages); 0 = off. A multiple of the handle size.
+  std::size_t large_handle_size = 0;
   std::size_t small_max = 1u << 20;      // requests <= this are packed in slabs
   std::size_t memory_cap = 0;            // 0 = none
   bool stitch = true;

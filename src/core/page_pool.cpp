@@ -13,8 +13,12 @@ namespace {
 
 }  // namespace
 
-PagePool::PagePool(prim::Backend& backend, Quiescer& quiescer, std::uint32_t handle_slots)
-    : be_(backend), quiescer_(quiescer), page_(backend.granularity()), handle_slots_(std::max<std::uint32_t>(handle_slots, 1)) {}
+PagePool::PagePool(prim::Backend& backend, Quiescer& quiescer, std::uint32_t handle_slots, std::uint32_t large_slots)
+    : be_(backend),
+      quiescer_(quiescer),
+      page_(backend.granularity()),
+      handle_slots_(std::max<std::uint32_t>(handle_slots, 1)),
+      large_slots_(large_slots > handle_slots_ && large_slots % handle_slots_ == 0 ? large_slots : 0) {}
 
 PagePool::~PagePool() {
   for (View& w : views_) {
@@ -343,17 +347,21 @@ std::vector<PageId> PagePool::map_pages(std::uintptr_t va, std::vector<PageId> c
   // large handles for its bulk; the rest, and smaller shortfalls, single
   // pages: large handles for small requests would be taken whole and waste
   // (llama1b-gen replay with 8 MiB handles: 0.964 utilization when every
-  // shortfall got them, 0.974 with this rule). On failure everything done
-  // here is undone and the error rethrown.
+  // shortfall got them, 0.974 with this rule). With a second, larger size,
+  // the same rule applies to it first. On failure everything done here is
+  // undone and the error rethrown.
   const std::uint32_t have = slots_of(chosen);
   const std::uint32_t missing = n - have;
-  const std::uint32_t big = handle_slots_ > 1 && missing >= 2 * handle_slots_ ? missing / handle_slots_ : 0;
+  const std::uint32_t larger = large_slots_ && missing >= 2 * large_slots_ ? missing / large_slots_ : 0;
+  const std::uint32_t rest = missing - larger * large_slots_;
+  const std::uint32_t big = handle_slots_ > 1 && rest >= 2 * handle_slots_ ? rest / handle_slots_ : 0;
   std::vector<std::pair<prim::PhysHandle, std::uint32_t>> fresh;  // (handle, slots)
-  fresh.reserve(big + missing % handle_slots_ + 1);
+  fresh.reserve(larger + big + rest % handle_slots_ + 1);
   std::uint32_t mapped = 0;  // slots
   try {
+    for (std::uint32_t i = 0; i < larger; ++i) fresh.emplace_back(be_.create(large_slots_ * page_), large_slots_);
     for (std::uint32_t i = 0; i < big; ++i) fresh.emplace_back(be_.create(handle_slots_ * page_), handle_slots_);
-    for (std::uint32_t i = big * handle_slots_; i < missing; ++i) fresh.emplace_back(be_.create(page_), 1);
+    for (std::uint32_t i = big * handle_slots_; i < rest; ++i) fresh.emplace_back(be_.create(page_), 1);
     auto map_one = [&](prim::PhysHandle h, std::uint32_t k) {
       be_.map(va + static_cast<std::size_t>(mapped) * page_, k * page_, h);
       mapped += k;
@@ -802,7 +810,7 @@ void PagePool::check() const {
   for (PageId p = 0; p < pages_.size(); ++p) {
     const Page& pg = pages_[p];
     if (!pg.live) continue;
-    if (pg.k == 0 || pg.k > handle_slots_) broken("page " + std::to_string(p) + " has " + std::to_string(pg.k) + " slots");
+    if (pg.k == 0 || pg.k > std::max(handle_slots_, large_slots_)) broken("page " + std::to_string(p) + " has " + std::to_string(pg.k) + " slots");
     live += pg.k;
     if (!pg.busy) {
       free += pg.k;

@@ -71,8 +71,10 @@ struct TakeInfo {
 class PagePool {
  public:
   // handle_slots > 1: growth creates handles of that many slots for the bulk
-  // of a shortfall (fewer driver calls, larger physical handles).
-  PagePool(prim::Backend& backend, Quiescer& quiescer, std::uint32_t handle_slots = 1);
+  // of a shortfall (fewer driver calls, larger physical handles); large_slots
+  // (0 or a multiple of handle_slots): a second, larger size for shortfalls
+  // worth at least two of those.
+  PagePool(prim::Backend& backend, Quiescer& quiescer, std::uint32_t handle_slots = 1, std::uint32_t large_slots = 0);
   ~PagePool();  // unmaps and releases everything; caller synchronises first
   PagePool(const PagePool&) = delete;
   PagePool& operator=(const PagePool&) = delete;
@@ -254,6 +256,7 @@ class PagePool {
   Quiescer& quiescer_;
   const std::size_t page_;
   const std::uint32_t handle_slots_;
+  const std::uint32_t large_slots_;  // 0: no second size
   std::vector<Page> pages_;
   std::vector<PageId> free_page_ids_;
   std::vector<View> views_;
