@@ -183,6 +183,9 @@ class CudaBackend final : public Backend {
     return true;
   }
   bool query_stream(Stream s) override {
+    // Querying a stream under capture is illegal and would invalidate the capture: its
+    // work is not known complete, so say so (the caller falls back to an event).
+    if (is_capturing(s)) return false;
     Ctx c(this);
     CUresult r = driver().cuStreamQuery(static_cast<CUstream>(s));
     if (r == CUDA_ERROR_NOT_READY) return false;

@@ -90,7 +90,8 @@ class Backend {
   virtual bool query_event(Event e) = 0;
   // True once all work submitted to `s` so far is complete (cuStreamQuery);
   // never blocks. Exact at once, where an event recorded just now may still
-  // read as pending for a while on an idle stream. Counted as an event query.
+  // read as pending for a while on an idle stream. False for a stream under
+  // graph capture (querying it would break the capture). Counted as an event query.
   virtual bool query_stream(Stream s) = 0;
   virtual void wait_event(Event e) = 0;  // host blocks until complete
   virtual void destroy_event(Event e) = 0;
