@@ -11,7 +11,8 @@
 #           (tests/gpu/tlb_probe.cu); what mapping costs the kernels running
 #           meanwhile and a training-like pipeline (tests/gpu/map_stall.cu)
 #   torch   PyTorch fine-tuning (opt-1.3b LR): native, memlake (8 MiB handles),
-#           memlake with one 2 MiB page per handle, native again (the noise
+#           memlake with a second, 16 MiB growth handle (large_handle_size, off by
+#           default until this shows its driver time), native again (the noise
 #           control); the deterministic loss check; the live-bytes bound at
 #           batch $BOUND under the 24 GiB cap
 #   pytest  the Python suite, GPU tests included
@@ -42,7 +43,8 @@ pre=LD_PRELOAD=$PWD/build-gpu/libmemlake_preload.so
 # The shipped traces on the cuda backend: driver calls and the time inside them (repairs
 # of cached views since session 12). .gpu/ carries copies of the traces.
 [ -n "${SKIP_REPLAY:-}" ] || step replay 150 bash -c 'for t in .gpu/opt13b-LR.csv.gz .gpu/llama1b-gen.csv.gz; do
-    ./build-gpu/memlake replay "$t" --backend cuda --check --sweep handle_size=0,8M; done'
+    ./build-gpu/memlake replay "$t" --backend cuda --check --sweep handle_size=0,8M;
+    ./build-gpu/memlake replay "$t" --backend cuda --check --sweep large_handle_size=0,16M; done'
 if [ -z "${SKIP_SHIM:-}" ]; then
   nvcc -O2 -o build-gpu/shim_probe tests/gpu/shim_probe.cu -lcuda > "$out/nvcc.txt" 2>&1
   nvcc -O2 -cudart shared -o build-gpu/shim_probe_dyn tests/gpu/shim_probe.cu -lcuda >> "$out/nvcc.txt" 2>&1
@@ -64,7 +66,7 @@ if [ -z "${SKIP_PIN:-}" ]; then
 fi
 # TORCH_EXTRA replaces the loss check and the live-bytes bound (e.g. TORCH_EXTRA="--repeats 2").
 [ -n "${SKIP_TORCH:-}" ] || step torch "${TORCH_S:-300}" python3 bench/torch_fragmentation.py --strategies "${STRATEGIES:-LR}" \
-  --allocators "${ALLOCATORS:-native,memlake,memlake:handle_size=0,native#2}" ${TORCH_EXTRA:---loss-check --bound-batch ${BOUND:-30}} \
+  --allocators "${ALLOCATORS:-native,memlake,memlake:large_handle_size=16M,native#2}" ${TORCH_EXTRA:---loss-check --bound-batch ${BOUND:-30}} \
   --probe-steps 6 --out "$out/torch.json" --plot "$out/torch.png"
 [ -n "${SKIP_PYTEST:-}" ] || step pytest 150 python3 -m pytest -q -rs tests/python
 [ -n "${SKIP_AREPLAY:-}" ] || step areplay 240 python3 bench/torch_alloc_replay.py --out "$out/areplay.json" \
