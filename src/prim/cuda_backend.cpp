@@ -83,6 +83,14 @@ void check(CUresult r, const char* call, const std::string& detail = {}) {
   throw_error(Errc::driver, msg);
 }
 
+// A non-blocking query's answer: complete (CUDA_SUCCESS), not yet (CUDA_ERROR_NOT_READY),
+// or a driver error, thrown.
+bool ready(CUresult r, const char* call) {
+  if (r == CUDA_ERROR_NOT_READY) return false;
+  check(r, call);
+  return true;
+}
+
 std::string range(std::uintptr_t va, std::size_t size) { return hex_ptr(va) + ", " + std::to_string(size); }
 
 class CudaBackend final : public Backend {
@@ -177,20 +185,14 @@ class CudaBackend final : public Backend {
   }
   bool query_event(Event e) override {
     Ctx c(this);
-    CUresult r = driver().cuEventQuery(reinterpret_cast<CUevent>(e));
-    if (r == CUDA_ERROR_NOT_READY) return false;
-    check(r, "cuEventQuery");
-    return true;
+    return ready(driver().cuEventQuery(reinterpret_cast<CUevent>(e)), "cuEventQuery");
   }
   bool query_stream(Stream s) override {
     // Querying a stream under capture is illegal and would invalidate the capture: its
     // work is not known complete, so say so (the caller falls back to an event).
     if (is_capturing(s)) return false;
     Ctx c(this);
-    CUresult r = driver().cuStreamQuery(static_cast<CUstream>(s));
-    if (r == CUDA_ERROR_NOT_READY) return false;
-    check(r, "cuStreamQuery");
-    return true;
+    return ready(driver().cuStreamQuery(static_cast<CUstream>(s)), "cuStreamQuery");
   }
   void wait_event(Event e) override {
     Ctx c(this);
