@@ -548,7 +548,7 @@ def main():
                       + ("  OOM" if r["oom"] else "")
                       + (f"  (steps {', '.join(map(str, leave_out))} left out: over 3x native's median step)"
                          if leave_out else ""), flush=True)
-                if m:
+                if m and "steady_host_s" in m:  # a run that went OOM in its first step has no steady steps
                     print(f"{'':<9}  inside memlake's alloc and free: {m['memlake.host_seconds']:.2f} s, steady steps "
                           f"{m.get('steady_host_s', 0):.2f} s (slow paths {m.get('steady_slow_s', 0):.2f} s, driver "
                           f"{m.get('steady_driver_s', 0):.2f} s) over {r['timeline'][-1]['t'] - r['timeline'][0]['t']:.2f} s",
