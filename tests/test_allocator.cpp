@@ -443,6 +443,45 @@ TEST_F(HostStreams, AViewWithPendingWorkIsNotRepaired) {
   dev->check();
 }
 
+TEST_F(HostStreams, IdleViewsWithPendingWorkAreUnmappedLaterNotWaitedFor) {
+  // Unmapping a cached view needs the work queued before its last frees to be
+  // complete. The trim after a slow path does not block the host for it (the
+  // bound itself is tested on the page pool, test_page_pool.cpp).
+  auto be = std::make_unique<prim::HostBackend>(0, 64 << 10, 0);
+  prim::HostBackend* h = be.get();
+  Options o;
+  o.backend = "host";
+  o.small_max = 16 << 10;
+  o.handle_size = 0;         // one page per handle
+  o.max_mapped_ratio = 1.0;  // mapped <= reserved: every alias is over the bound
+  core::DeviceAllocator d(std::move(be), o);
+  prim::Stream s = h->create_stream();
+  auto waits = [&] { return d.stats().calls[prim::Op::synchronize]; };
+  void* a = d.alloc(2 * page, s);
+  void* b = d.alloc(2 * page, s);
+  h->hold(s);  // kernels on s still use a and b
+  d.free(a);
+  d.free(b);
+  void* c = d.alloc(4 * page, s);  // one view extended with the other's pages, which it now aliases
+  EXPECT_EQ(d.stats().views, 2u) << "the idle view stays while its work is pending";
+  EXPECT_EQ(d.stats().mapped.current, 6 * page) << "over the bound (4 pages reserved)";
+  EXPECT_EQ(waits(), 0u) << "trimming did not block the host";
+  EXPECT_FALSE(h->query_stream(s)) << "the stream's work is still pending";
+  fill(d.backend(), c, 4 * page, 7);
+  d.check();
+
+  d.free(c);
+  h->synchronize_stream(s);  // the work completes
+  void* e = d.alloc(5 * page, s);  // a slow path (one new page): its trim unmaps the complete views
+  EXPECT_EQ(d.stats().views, 1u);
+  EXPECT_EQ(d.stats().mapped.current, 5 * page);
+  EXPECT_EQ(waits(), 0u) << "no wait for work known complete";
+  EXPECT_TRUE(holds(d.backend(), e, 4 * page, 7)) << "c's pages, in e's view";
+  d.check();
+  d.free(e);
+  h->destroy_stream(s);
+}
+
 TEST_F(HostStreams, CapMakesTheAllocatorWaitForOtherStreams) {
   prim::Stream s1 = host->create_stream(), s2 = host->create_stream();
   dev->set_memory_cap(4 * page);

@@ -252,7 +252,7 @@ Span Allocator::acquire(std::uint32_t n, Tag tag, std::size_t request, AllocInfo
   info.stitch_made = ti.pages_reused > 0;
   info.repaired = ti.repaired;
   info.path = ti.pages_created ? Path::grown : Path::stitched;
-  pool_.trim_views(static_cast<std::size_t>(opts_.max_mapped_ratio * static_cast<double>(pool_.pages())));
+  pool_.trim_views(static_cast<std::size_t>(std::min(opts_.max_mapped_ratio * static_cast<double>(pool_.pages()), 1e18)));
   return s;
 }
 

@@ -502,11 +502,6 @@ std::optional<Span> PagePool::take_repaired(std::uint32_t n, Tag tag, std::uint3
   auto serves = [&](PageId p) {
     return p != kHole && !pages_[p].busy && (pages_[p].tag == tag || pages_[p].tag == kGlobal);
   };
-  auto quiet = [&](const View& w) {
-    for (auto [t, seq] : w.last_free)
-      if (!quiescer_.done(t, seq)) return false;
-    return true;
-  };
   // Idle view windows by how few slots cannot serve (sliding count over each
   // view's slots; views with live spans are left alone, their busy pages may be
   // their own). A window starts and ends on page boundaries.
@@ -548,7 +543,7 @@ std::optional<Span> PagePool::take_repaired(std::uint32_t n, Tag tag, std::uint3
   for (std::size_t ci = 0; ci < cands.size() && tries < kRepairTries && !pick; ++ci) {
     const Candidate& c = cands[ci];
     View& w = views_[c.view];
-    if (!quiet(w)) continue;  // kernels may still use memory freed through it
+    if (!frees_complete(w)) continue;  // kernels may still use memory freed through it
     ++tries;
     chunks.clear();
     parts.clear();
@@ -753,8 +748,24 @@ std::pair<std::uintptr_t, std::size_t> PagePool::retire_view(ViewId v, bool keep
   return range;
 }
 
+bool PagePool::frees_complete(const View& w) {
+  for (auto [t, seq] : w.last_free)
+    if (!quiescer_.done(t, seq)) return false;
+  return true;
+}
+
 void PagePool::trim_views(std::size_t max_mapped) {
-  while (slots_mapped_ > max_mapped && !lru_.empty()) destroy_view(lru_.front());
+  // Waiting blocks the host until the device has run everything queued
+  // before the view's last frees (for the allocating stream, usually its
+  // whole queue: one event covers every free so far). Views whose work is
+  // known complete go without a wait; the others wait for a later trim,
+  // unless mapped slots exceed twice the bound. After one wait, the views
+  // freed before it are complete too.
+  const std::size_t hard = max_mapped > SIZE_MAX / 2 ? SIZE_MAX : 2 * max_mapped;
+  for (auto it = lru_.begin(); slots_mapped_ > max_mapped && it != lru_.end();) {
+    const ViewId v = *it++;  // destroy_view erases v's own entry only
+    if (slots_mapped_ > hard || frees_complete(views_[v])) destroy_view(v);
+  }
 }
 
 void PagePool::release_page(PageId p) {

@@ -131,7 +131,10 @@ class PagePool {
   std::pair<std::uintptr_t, std::size_t> retire_view(ViewId v, bool keep_va);
   void free_range(std::uintptr_t va, std::size_t bytes) { be_.free_reservation(va, bytes); }
 
-  // Evict least recently used idle views until mapped pages <= max_mapped.
+  // Unmaps idle views, least recently used first, until mapped slots <=
+  // max_mapped: those whose last frees are complete, without waiting; while
+  // mapped slots exceed twice max_mapped, also the others, waiting for their
+  // work. Views left over go at a later trim.
   void trim_views(std::size_t max_mapped);
   // Release every FREE page: idle views are destroyed, free slots of live
   // views unmapped. Precondition: the device is synchronised and every tag
@@ -238,6 +241,8 @@ class PagePool {
   // Their pages are in the state free_now / t (see reindex_window).
   void reindex_aliases(ViewId v, std::uint32_t first, std::uint32_t n, bool free_now, Tag t);
   bool unsettled_page(PageId p, Tag tag, std::uint64_t seq) const;
+  // Whether the work queued before w's last frees is complete (no wait).
+  bool frees_complete(const View& w);
   void push_unsettled(Tag tag, const Unsettled& u);
 
   void destroy_view(ViewId v);
