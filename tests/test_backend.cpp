@@ -154,6 +154,36 @@ TEST(HostBackend, HeldStreamCompletesOnWait) {
   be.destroy_stream(s);
 }
 
+TEST(HostBackend, DeviceLagCompletesWorkLaterOrWhenWaitedFor) {
+  prim::HostBackend be(0, 64 << 10, 0);
+  prim::Stream s = be.create_stream();
+  be.set_lag(100);
+  be.advance_clock(1000);
+  prim::Event e = be.record_event(s);  // work queued up to 1000 completes at 1100
+  be.advance_clock(1050);
+  EXPECT_FALSE(be.query_event(e));
+  EXPECT_FALSE(be.query_stream(s)) << "work queued at 1000 is still running";
+  be.advance_clock(1100);
+  EXPECT_TRUE(be.query_event(e));
+  EXPECT_FALSE(be.query_stream(s)) << "work queued at 1050 is not";
+  be.advance_clock(1040);  // the clock never moves back
+  prim::Event f = be.record_event(s);
+  EXPECT_FALSE(be.query_event(f));
+  be.wait_event(f);  // the host blocks until the device has run it
+  EXPECT_TRUE(be.query_event(f));
+  EXPECT_TRUE(be.query_stream(s)) << "nothing queued since";
+  be.advance_clock(1150);
+  EXPECT_FALSE(be.query_stream(s)) << "work queued at 1100 is pending again";
+  prim::Event g = be.record_event(s);
+  be.synchronize_device();
+  EXPECT_TRUE(be.query_event(g));
+  be.set_lag(0);
+  be.advance_clock(1200);
+  EXPECT_TRUE(be.query_stream(s)) << "no lag: work completes at once";
+  for (prim::Event x : {e, f, g}) be.destroy_event(x);
+  be.destroy_stream(s);
+}
+
 TEST(CudaBackend, AbsentDriverIsReportedClearly) {
   std::string why;
   if (prim::cuda_available(&why)) GTEST_SKIP() << "a CUDA driver is present";

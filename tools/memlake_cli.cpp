@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -41,6 +42,8 @@ const char* kUsage =
     "  --no-stitch             plain page-granular caching, for comparison\n"
     "  --set KEY=VALUE         any option of `memlake options`\n"
     "  --sweep KEY=V1,V2,...   replay once per value and print one row each (e.g. handle_size=0,8M,16M)\n"
+    "  --device-lag T          the device finishes work T after it was queued (trace time: 500us, 2ms, 0.1s;\n"
+    "                          host backend): frees stay pending as on a GPU trailing the host (default 0)\n"
     "  --cold N                time every N-th allocation and free after reading --cold-bytes (64M) of other\n"
     "                          memory first: their latency with the CPU caches cold, as between a framework's ops\n"
     "  --device N              device ordinal (default 0)\n"
@@ -58,6 +61,18 @@ const char* kUsage =
     "                     --registration: cost of registering a pageable buffer against what it saves per copy\n"
     "                     --multipath [--loopback K]: measured topology, then direct vs multi-path H2D/D2H into\n"
     "                       GPU 0 (--loopback K: K peers emulated on GPU 0, to check the mechanism on one GPU)\n";
+
+// A duration in microseconds: a number with us, ms or s (a bare number is us).
+std::uint64_t parse_duration_us(const std::string& v) {
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  const std::string unit = end ? std::string(end) : std::string();
+  const double scale = unit.empty() || unit == "us" ? 1 : unit == "ms" ? 1e3 : unit == "s" ? 1e6 : -1;
+  if (v.empty() || end == v.c_str() || scale < 0 || !(x >= 0) || x * scale > 1e15)
+    memlake::throw_error(memlake::Errc::invalid_argument,
+                         "--device-lag: '" + v + "' is not a duration (e.g. 500us, 2ms, 0.1s)");
+  return static_cast<std::uint64_t>(x * scale + 0.5);
+}
 
 int usage_error(const std::string& msg) {
   std::fprintf(stderr, "memlake: %s\n\n%s", msg.c_str(), kUsage);
@@ -129,6 +144,7 @@ int cmd_replay(const std::vector<std::string>& args) {
         if (n < 1) return usage_error("--cold expects a positive N (every N-th allocation and free)");
         cfg.cold_every = static_cast<std::uint64_t>(n);
       } else if (a == "--cold-bytes") cfg.cold_bytes = memlake::parse_size(value());
+      else if (a == "--device-lag") cfg.device_lag_us = parse_duration_us(value());
       else if (a.size() > 1 && a[0] == '-') return usage_error("unknown option " + a);
       else if (path.empty()) path = a;
       else return usage_error("more than one trace given");

@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -252,6 +253,7 @@ void HostBackend::destroy_stream(Stream s) {
   std::lock_guard<std::mutex> g(mu_);
   if (!streams_.erase(reinterpret_cast<std::uintptr_t>(s))) misuse("destroy_stream: unknown stream");
   held_.erase(reinterpret_cast<std::uintptr_t>(s));
+  drained_.erase(reinterpret_cast<std::uintptr_t>(s));
 }
 
 void HostBackend::hold(Stream s) {
@@ -259,11 +261,35 @@ void HostBackend::hold(Stream s) {
   held_[reinterpret_cast<std::uintptr_t>(s)] = ++hold_gen_;
 }
 
+void HostBackend::set_lag(std::uint64_t lag) {
+  std::lock_guard<std::mutex> g(mu_);
+  lag_ = lag;
+}
+
+void HostBackend::advance_clock(std::uint64_t now) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (now <= clock_) return;
+  prev_clock_ = clock_;
+  clock_ = now;
+}
+
+bool HostBackend::lag_done(Stream s, std::uint64_t at) const {
+  if (lag_ == 0 || clock_ >= at + lag_ || at <= drained_all_) return true;
+  auto d = drained_.find(reinterpret_cast<std::uintptr_t>(s));
+  return d != drained_.end() && at <= d->second;
+}
+
+bool HostBackend::lag_idle(Stream s) const {
+  // The last work was queued at the previous clock value, after that
+  // value's calls: a drain then did not cover it, a drain since did.
+  return prev_clock_ == clock_ ? lag_done(s, clock_) : lag_done(s, prev_clock_ + 1);
+}
+
 Event HostBackend::record_event(Stream s) {
   std::lock_guard<std::mutex> g(mu_);
   auto h = held_.find(reinterpret_cast<std::uintptr_t>(s));
   Event e = next_event_++;
-  events_[e] = EventRec{s, h == held_.end() ? 0 : h->second};
+  events_[e] = EventRec{s, h == held_.end() ? 0 : h->second, clock_};
   return e;
 }
 
@@ -271,23 +297,29 @@ bool HostBackend::query_event(Event e) {
   std::lock_guard<std::mutex> g(mu_);
   auto it = events_.find(e);
   if (it == events_.end()) misuse("query_event: unknown event");
-  if (it->second.hold_gen == 0) return true;
-  auto h = held_.find(reinterpret_cast<std::uintptr_t>(it->second.stream));
-  // Complete once the hold it was recorded under has been lifted.
-  return h == held_.end() || h->second != it->second.hold_gen;
+  const EventRec& r = it->second;
+  if (r.hold_gen != 0) {
+    auto h = held_.find(reinterpret_cast<std::uintptr_t>(r.stream));
+    // Complete once the hold it was recorded under has been lifted.
+    if (h != held_.end() && h->second == r.hold_gen) return false;
+  }
+  return lag_done(r.stream, r.at);
 }
 
 bool HostBackend::query_stream(Stream s) {
   std::lock_guard<std::mutex> g(mu_);
-  return held_.find(reinterpret_cast<std::uintptr_t>(s)) == held_.end();
+  return held_.find(reinterpret_cast<std::uintptr_t>(s)) == held_.end() && lag_idle(s);
 }
 
 void HostBackend::wait_event(Event e) {
   std::lock_guard<std::mutex> g(mu_);
   auto it = events_.find(e);
   if (it == events_.end()) misuse("wait_event: unknown event");
-  auto h = held_.find(reinterpret_cast<std::uintptr_t>(it->second.stream));
-  if (h != held_.end() && h->second == it->second.hold_gen) held_.erase(h);
+  const EventRec& r = it->second;
+  auto h = held_.find(reinterpret_cast<std::uintptr_t>(r.stream));
+  if (h != held_.end() && h->second == r.hold_gen) held_.erase(h);
+  std::uint64_t& d = drained_[reinterpret_cast<std::uintptr_t>(r.stream)];
+  d = std::max(d, r.at);
 }
 
 void HostBackend::destroy_event(Event e) {
@@ -298,11 +330,13 @@ void HostBackend::destroy_event(Event e) {
 void HostBackend::synchronize_stream(Stream s) {
   std::lock_guard<std::mutex> g(mu_);
   held_.erase(reinterpret_cast<std::uintptr_t>(s));
+  drained_[reinterpret_cast<std::uintptr_t>(s)] = clock_;
 }
 
 void HostBackend::synchronize_device() {
   std::lock_guard<std::mutex> g(mu_);
   held_.clear();
+  drained_all_ = clock_;
 }
 
 void HostBackend::write(std::uintptr_t dst, const void* src, std::size_t n) {

@@ -10,6 +10,10 @@
 // called hold(stream); waiting on a held stream (wait_event,
 // synchronize_stream, synchronize_device) completes it, as a real wait
 // would. This lets tests exercise cross-stream reuse rules on the CPU.
+// With a device lag (set_lag, `memlake replay --device-lag`), work is queued
+// on every stream at every value of a clock the caller advances (a trace's
+// timestamps) and completes `lag` clock units later, or when waited for: a
+// replay then meets pending frees as a training process does on a GPU.
 #pragma once
 
 #include <map>
@@ -73,6 +77,9 @@ class HostBackend final : public Backend {
 
   // Test hooks.
   void hold(Stream s);           // work on s stays pending until waited on
+  // Device lag (see the top): 0 (the default) = work completes at once.
+  void set_lag(std::uint64_t lag);
+  void advance_clock(std::uint64_t now);  // never moves back
   std::size_t live_handles() const;       // created and not yet freed
   std::size_t live_reservations() const;
   std::size_t live_mappings() const;
@@ -92,7 +99,12 @@ class HostBackend final : public Backend {
   struct EventRec {
     Stream stream;
     std::uint64_t hold_gen;  // 0: recorded while not held
+    std::uint64_t at;        // the clock when recorded
   };
+  // Device lag: whether the work queued on s before clock `at` is complete
+  // (an event recorded at `at` covers it; a wait at `at` completes it).
+  bool lag_done(Stream s, std::uint64_t at) const;
+  bool lag_idle(Stream s) const;  // all work queued on s is complete
 
   void check_aligned(const char* op, std::uintptr_t va, std::size_t size) const;
   void free_extent(std::size_t offset, std::size_t size);
@@ -121,6 +133,9 @@ class HostBackend final : public Backend {
   std::map<std::uintptr_t, Mapping> mappings_;          // va -> mapping
   std::unordered_map<std::uintptr_t, std::uint64_t> held_;  // stream -> hold gen
   std::uint64_t hold_gen_ = 0;
+  std::uint64_t lag_ = 0, clock_ = 0, prev_clock_ = 0;  // prev: the last work queued before now
+  std::uint64_t drained_all_ = 0;                       // synchronize_device: work to here is complete
+  std::unordered_map<std::uintptr_t, std::uint64_t> drained_;  // stream -> clock its work is complete to
   std::unordered_map<Event, EventRec> events_;
   Event next_event_ = 1;
   std::uintptr_t next_stream_ = 0x1000;

@@ -10,6 +10,7 @@
 
 #include "core/device_allocator.h"
 #include "core/error.h"
+#include "prim/host_backend.h"
 #include "trace/trace.h"
 
 namespace memlake::trace {
@@ -62,8 +63,21 @@ std::uint32_t elapsed_ns(Clock::time_point a, Clock::time_point b) {
 ReplayResult replay(const std::string& path, const ReplayConfig& cfg) {
   ReplayResult r;
   r.trace = path;
+  r.device_lag_us = cfg.device_lag_us;
   Reader reader(path);
-  core::DeviceAllocator dev(cfg.device, cfg.options);
+  prim::HostBackend* lagged = nullptr;  // the backend whose clock follows the trace (device lag)
+  auto backend = [&]() -> std::unique_ptr<prim::Backend> {
+    if (cfg.device_lag_us == 0) return nullptr;
+    if (cfg.options.backend != "host")
+      throw_error(Errc::invalid_argument, "a device lag is emulated on the host backend only (backend '" +
+                                              cfg.options.backend + "')");
+    auto be = std::make_unique<prim::HostBackend>(cfg.device, cfg.options.granularity, cfg.options.host_memory_limit);
+    be->set_lag(cfg.device_lag_us);
+    lagged = be.get();
+    return be;
+  }();
+  core::DeviceAllocator dev = backend ? core::DeviceAllocator(std::move(backend), cfg.options)
+                                      : core::DeviceAllocator(cfg.device, cfg.options);
   std::unordered_map<std::uint64_t, std::pair<void*, std::uint64_t>> live;  // trace ptr -> (ours, size)
   std::unordered_map<std::uint64_t, prim::Stream> streams;                 // trace stream -> ours
   std::vector<std::uint32_t> alloc_ns, free_ns, cold_alloc_ns, cold_free_ns;
@@ -93,6 +107,7 @@ ReplayResult replay(const std::string& path, const ReplayConfig& cfg) {
       ++r.events;
       if (cfg.progress && (r.events & 0xffff) == 0) cfg.progress(reader.progress(), r.events);
       if (r.events % kEvery == 0) maps_at.push_back(dev.stats().calls[prim::Op::map]);
+      if (lagged) lagged->advance_clock(e.time_us);
       switch (e.action) {
         case Action::allocate: {
           if (live.count(e.ptr))
@@ -193,6 +208,7 @@ std::string replay_json(const ReplayResult& r) {
     << ",\"peak_reserved_bytes\":" << r.stats.reserved.peak << ",\"utilization\":" << fmt("%.6f", r.utilization)
     << ",\"native_peak_reserved_bytes\":" << r.native_peak_reserved
     << ",\"native_utilization\":" << fmt("%.6f", r.native_utilization) << ",\"late_maps\":" << r.late_maps
+    << ",\"device_lag_us\":" << r.device_lag_us
     << ",\"seconds\":" << fmt("%.3f", r.seconds)
     << ",";
   put_latency(o, "alloc_latency", r.alloc_latency);
@@ -216,7 +232,9 @@ std::string replay_text(const ReplayResult& r) {
     << "events            " << r.events << " (" << r.allocs << " allocs, " << r.frees << " frees, " << r.segment_events
     << " segment events)\n"
     << "allocator         " << s.backend << " backend, page " << human_bytes(s.page_size) << ", cap "
-    << (s.memory_cap ? human_bytes(s.memory_cap) : std::string("none")) << "\n"
+    << (s.memory_cap ? human_bytes(s.memory_cap) : std::string("none"))
+    << (r.device_lag_us ? ", device lag " + std::to_string(r.device_lag_us) + " us of trace time" : std::string())
+    << "\n"
     << "peak live         " << format_bytes(r.peak_live) << "\n"
     << "peak reserved     " << format_bytes(s.reserved.peak) << "\n"
     << "utilization       " << fmt("%.4f", r.utilization) << "  (peak live / peak reserved)\n";

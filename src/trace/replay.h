@@ -20,6 +20,11 @@ struct ReplayConfig {
   // between two allocations does, and time that call separately. 0 = off.
   std::uint64_t cold_every = 0;
   std::size_t cold_bytes = std::size_t{64} << 20;
+  // Device lag (host backend only): the device completes work this many
+  // microseconds of trace time after it was queued, so frees are pending as
+  // on a GPU that trails the host (a view cannot be unmapped or repaired
+  // before its work is complete). 0 = work completes at once.
+  std::uint64_t device_lag_us = 0;
   std::function<void(double fraction, std::uint64_t events)> progress;  // called now and then
 };
 
@@ -39,6 +44,7 @@ struct ReplayResult {
   // Handles mapped in the trace's second half (by events, to within 256): a workload that
   // has settled maps nothing there; one whose shapes keep changing keeps re-mapping.
   std::uint64_t late_maps = 0;
+  std::uint64_t device_lag_us = 0;   // as configured
   Latency alloc_latency, free_latency;
   Latency cold_alloc_latency, cold_free_latency;  // the cold-cache samples (cold_every > 0)
   double seconds = 0;
