@@ -41,7 +41,8 @@ const char* kUsage =
     "  --cap SIZE              memory cap, e.g. 24G (default: none)\n"
     "  --no-stitch             plain page-granular caching, for comparison\n"
     "  --set KEY=VALUE         any option of `memlake options`\n"
-    "  --sweep KEY=V1,V2,...   replay once per value and print one row each (e.g. handle_size=0,8M,16M)\n"
+    "  --sweep KEY=V1,V2,...   replay once per value and print one row each (e.g. handle_size=0,8M,16M;\n"
+    "                          KEY device_lag sweeps --device-lag: device_lag=0,1ms,5ms)\n"
     "  --device-lag T          the device finishes work T after it was queued (trace time: 500us, 2ms, 0.1s;\n"
     "                          host backend): frees stay pending as on a GPU trailing the host (default 0)\n"
     "  --cold N                time every N-th allocation and free after reading --cold-bytes (64M) of other\n"
@@ -61,6 +62,9 @@ const char* kUsage =
     "                     --registration: cost of registering a pageable buffer against what it saves per copy\n"
     "                     --multipath [--loopback K]: measured topology, then direct vs multi-path H2D/D2H into\n"
     "                       GPU 0 (--loopback K: K peers emulated on GPU 0, to check the mechanism on one GPU)\n";
+
+// `--sweep device_lag=...` sweeps --device-lag rather than an option.
+constexpr const char* kLagKey = "device_lag";
 
 // A duration in microseconds: a number with us, ms or s (a bare number is us).
 std::uint64_t parse_duration_us(const std::string& v) {
@@ -133,7 +137,11 @@ int cmd_replay(const std::vector<std::string>& args) {
           at = comma + 1;
         }
         memlake::Options probe = cfg.options;  // a bad key or value is an error now, not after a replay
-        for (const std::string& v : sweep_values) probe.set(sweep_key, v);
+        for (const std::string& v : sweep_values)
+          if (sweep_key == kLagKey)
+            parse_duration_us(v);
+          else
+            probe.set(sweep_key, v);
       } else if (a == "--device") cfg.device = std::stoi(value());
       else if (a == "--json") json = true;
       else if (a == "--progress") progress = 1;
@@ -167,7 +175,10 @@ int cmd_replay(const std::vector<std::string>& args) {
       std::vector<memlake::trace::ReplayResult> rs;
       for (const std::string& v : sweep_values) {
         memlake::trace::ReplayConfig c = cfg;
-        c.options.set(sweep_key, v);
+        if (sweep_key == kLagKey)
+          c.device_lag_us = parse_duration_us(v);
+        else
+          c.options.set(sweep_key, v);
         if (progress) std::fprintf(stderr, "%s=%s\n", sweep_key.c_str(), v.c_str());
         rs.push_back(memlake::trace::replay(path, c));
       }
