@@ -75,11 +75,12 @@ class HostBackend final : public Backend {
   void write(std::uintptr_t dst, const void* src, std::size_t n) override;
   void read(void* dst, std::uintptr_t src, std::size_t n) override;
 
-  // Test hooks.
-  void hold(Stream s);           // work on s stays pending until waited on
-  // Device lag (see the top): 0 (the default) = work completes at once.
+  // Device lag, for replays (see the top): 0 (the default) = work completes at once.
   void set_lag(std::uint64_t lag);
   void advance_clock(std::uint64_t now);  // never moves back
+
+  // Test hooks.
+  void hold(Stream s);           // work on s stays pending until waited on
   std::size_t live_handles() const;       // created and not yet freed
   std::size_t live_reservations() const;
   std::size_t live_mappings() const;
