@@ -74,7 +74,7 @@ const std::vector<Entry>& entries() {
        [](Options& o, const std::string& v) { o.recent_spans = parse_int("recent_spans", v, 0, 4096, "count"); },
        [](const Options& o) { return std::to_string(o.recent_spans); }},
       {{"max_mapped_ratio", "MEMLAKE_MAX_MAPPED_RATIO", "2",
-        "Cached virtual views are kept until mapped memory exceeds this multiple of reserved memory; then the least recently used idle views are unmapped. Every view that maps a page is re-indexed when the page is taken or freed: 2 (was 4) maps a few more handles and saves host time on every allocation (PyTorch LRV, H200)."},
+        "Cached virtual views are kept until mapped memory exceeds this multiple of reserved memory; then idle views whose GPU work has completed are unmapped, least recently used first (past twice the bound the host waits for the others). Every view that maps a page is re-indexed when the page is taken or freed: 2 (was 4) maps a few more handles and saves host time on every allocation (PyTorch LRV, H200)."},
        [](Options& o, const std::string& v) {
          char* end = nullptr;
          double d = std::strtod(v.c_str(), &end);
