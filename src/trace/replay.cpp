@@ -98,6 +98,7 @@ ReplayResult replay(const std::string& path, const ReplayConfig& cfg) {
     streams.clear();
   };
   const auto t0 = Clock::now();
+  std::uint64_t first_us = 0, last_us = 0;
   Event e;
   // Maps so far after every 256 events, to find the second half's once the count is known.
   constexpr std::uint64_t kEvery = 256;
@@ -108,6 +109,8 @@ ReplayResult replay(const std::string& path, const ReplayConfig& cfg) {
       if (cfg.progress && (r.events & 0xffff) == 0) cfg.progress(reader.progress(), r.events);
       if (r.events % kEvery == 0) maps_at.push_back(dev.stats().calls[prim::Op::map]);
       if (lagged) lagged->advance_clock(e.time_us);
+      if (r.events == 1) first_us = e.time_us;
+      last_us = std::max(last_us, e.time_us);
       switch (e.action) {
         case Action::allocate: {
           if (live.count(e.ptr))
@@ -164,6 +167,7 @@ ReplayResult replay(const std::string& path, const ReplayConfig& cfg) {
     throw;
   }
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  r.span_us = last_us - std::min(first_us, last_us);
   if (cfg.progress) cfg.progress(1.0, r.events);
   if (cfg.check) dev.check();
   r.stats = dev.stats();
@@ -208,7 +212,7 @@ std::string replay_json(const ReplayResult& r) {
     << ",\"peak_reserved_bytes\":" << r.stats.reserved.peak << ",\"utilization\":" << fmt("%.6f", r.utilization)
     << ",\"native_peak_reserved_bytes\":" << r.native_peak_reserved
     << ",\"native_utilization\":" << fmt("%.6f", r.native_utilization) << ",\"late_maps\":" << r.late_maps
-    << ",\"device_lag_us\":" << r.device_lag_us
+    << ",\"device_lag_us\":" << r.device_lag_us << ",\"span_us\":" << r.span_us
     << ",\"seconds\":" << fmt("%.3f", r.seconds)
     << ",";
   put_latency(o, "alloc_latency", r.alloc_latency);
@@ -235,6 +239,9 @@ std::string replay_text(const ReplayResult& r) {
     << (s.memory_cap ? human_bytes(s.memory_cap) : std::string("none"))
     << (r.device_lag_us ? ", device lag " + std::to_string(r.device_lag_us) + " us of trace time" : std::string())
     << "\n"
+    << (r.device_lag_us && r.span_us == 0 ? "warning           the trace has no timestamps (Time column absent or constant): with\n"
+                                              "                  --device-lag no work completes unless the allocator waits for it\n"
+                                            : "")
     << "peak live         " << format_bytes(r.peak_live) << "\n"
     << "peak reserved     " << format_bytes(s.reserved.peak) << "\n"
     << "utilization       " << fmt("%.4f", r.utilization) << "  (peak live / peak reserved)\n";

@@ -45,6 +45,7 @@ struct ReplayResult {
   // has settled maps nothing there; one whose shapes keep changing keeps re-mapping.
   std::uint64_t late_maps = 0;
   std::uint64_t device_lag_us = 0;   // as configured
+  std::uint64_t span_us = 0;         // the trace's last timestamp minus its first
   Latency alloc_latency, free_latency;
   Latency cold_alloc_latency, cold_free_latency;  // the cold-cache samples (cold_every > 0)
   double seconds = 0;
