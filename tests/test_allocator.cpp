@@ -278,6 +278,34 @@ TEST_P(AllocatorTest, SmallRequestsShareAPage) {
   dev->check();
 }
 
+TEST_P(AllocatorTest, SmallBlocksAreBestFitLowestAddressFirst) {
+  auto at = [](void* p) { return reinterpret_cast<std::uintptr_t>(p); };
+  void* a = dev->alloc(512, nullptr);  // carved in order from one slab
+  void* b = dev->alloc(2048, nullptr);
+  void* c = dev->alloc(512, nullptr);
+  void* d = dev->alloc(1024, nullptr);
+  void* e = dev->alloc(512, nullptr);
+  ASSERT_EQ(at(b), at(a) + 512);
+  ASSERT_EQ(at(e), at(d) + 1024);
+  dev->free(b);  // holes of 2048 and 1024 bytes
+  dev->free(d);
+  EXPECT_EQ(dev->alloc(1000, nullptr), d) << "the smallest hole that holds it";
+  void* f = dev->alloc(512, nullptr);
+  EXPECT_EQ(f, b) << "the 2048-byte hole is split";
+  void* g = dev->alloc(1536, nullptr);
+  EXPECT_EQ(at(g), at(b) + 512) << "its remainder, exactly";
+  dev->free(a);  // two 512-byte holes
+  dev->free(c);
+  EXPECT_EQ(dev->alloc(512, nullptr), a) << "equal sizes: the lowest address";
+  dev->check();
+  for (void* p : {a, d, f, g, e}) dev->free(p);
+  dev->check();
+  EXPECT_EQ(st().small_slabs, 1u) << "freed blocks coalesce back into one empty slab";
+  void* whole = dev->alloc(options().small_max, nullptr);
+  EXPECT_EQ(at(whole), at(a)) << "the slab's first block is the whole slab again";
+  dev->free(whole);
+}
+
 TEST_P(AllocatorTest, EmptySlabPagesReturnToLargeAllocations) {
   std::vector<void*> v;
   for (int i = 0; i < 8; ++i) v.push_back(dev->alloc(page / 2, nullptr));  // 4 slabs

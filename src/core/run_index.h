@@ -8,18 +8,20 @@
 // walks over nodes scattered in the heap, cold by the time the next tensor
 // is allocated (docs/design/allocator.md, "The hot path's footprint").
 //
-// Layout: per tag, one bucket per run length, each a sorted vector of
-// (view, start) packed in 64 bits, and a two-level bitmap of the lengths
-// whose bucket is not empty. Insert and erase: a binary search in one small
-// bucket and a bit. Visiting in order: the set bits from a length upwards.
-// Memory: a 24-byte bucket header per length up to 1.5 x the longest run seen,
-// per tag (a run of 72k slots, a 141 GB device in 2 MiB pages: 2.6 MB).
+// Layout: per tag, LengthBuckets (core/length_buckets.h) of (view, start)
+// packed in 64 bits by run length. Insert and erase: a binary search in one
+// small bucket and a bit. Visiting in order: the set bits from a length
+// upwards. Memory: a 24-byte bucket header per length up to 1.5 x the
+// longest run seen, per tag (a run of 72k slots, a 141 GB device in 2 MiB
+// pages: 2.6 MB).
 // Not thread-safe (the page pool's owner serialises).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <vector>
+
+#include "core/length_buckets.h"
 
 namespace memlake::core {
 
@@ -41,27 +43,15 @@ struct RunKey {
 class RunIndex {
  public:
   void insert(const RunKey& k) {
-    PerTag& t = tag(k.tag);
-    if (k.len >= t.buckets.size()) t.grow(k.len);
-    auto& b = t.buckets[k.len];
-    const std::uint64_t loc = pack(k);
-    b.insert(std::lower_bound(b.begin(), b.end(), loc), loc);
-    if (b.size() == 1) t.set(k.len);
+    tag(k.tag).insert(k.len, pack(k));
     ++size_;
   }
   // Precondition: k is in the index.
   void erase(const RunKey& k) {
-    PerTag& t = tags_[k.tag];
-    auto& b = t.buckets[k.len];
-    b.erase(std::lower_bound(b.begin(), b.end(), pack(k)));
-    if (b.empty()) t.clear(k.len);
+    tags_[k.tag].erase(k.len, pack(k));
     --size_;
   }
-  bool contains(const RunKey& k) const {
-    if (k.tag >= tags_.size() || k.len >= tags_[k.tag].buckets.size()) return false;
-    const auto& b = tags_[k.tag].buckets[k.len];
-    return std::binary_search(b.begin(), b.end(), pack(k));
-  }
+  bool contains(const RunKey& k) const { return k.tag < tags_.size() && tags_[k.tag].contains(k.len, pack(k)); }
   std::size_t size() const { return size_; }
 
   // f(run) for the runs of `t` with len >= min_len, in (len, view, start)
@@ -69,15 +59,14 @@ class RunIndex {
   template <class F>
   void visit(Tag t, std::uint32_t min_len, F&& f) const {
     if (t >= tags_.size()) return;
-    const PerTag& pt = tags_[t];
-    for (std::uint32_t len = pt.next(min_len); len != kNone; len = pt.next(len + 1))
-      for (std::uint64_t loc : pt.buckets[len])
-        if (!f(RunKey{t, len, static_cast<ViewId>(loc >> 32), static_cast<std::uint32_t>(loc)})) return;
+    tags_[t].visit(min_len, [&](std::uint32_t len, std::uint64_t loc) {
+      return f(RunKey{t, len, static_cast<ViewId>(loc >> 32), static_cast<std::uint32_t>(loc)});
+    });
   }
   // The longest run of any tag, 0 if none.
   std::uint32_t longest() const {
     std::uint32_t best = 0;
-    for (const PerTag& t : tags_) best = std::max(best, t.last());
+    for (const auto& t : tags_) best = std::max(best, t.last());
     return best;
   }
   // Every run, in order (for consistency checks).
@@ -88,58 +77,13 @@ class RunIndex {
   }
 
  private:
-  static constexpr std::uint32_t kNone = 0xffffffffu;
   static std::uint64_t pack(const RunKey& k) { return std::uint64_t{k.view} << 32 | k.start; }
-
-  struct PerTag {
-    std::vector<std::vector<std::uint64_t>> buckets;  // by run length
-    std::vector<std::uint64_t> bits;                  // bit len: buckets[len] not empty
-    std::vector<std::uint64_t> words;                 // bit w: bits[w] != 0
-
-    void grow(std::uint32_t len) {
-      buckets.resize(std::size_t{len} + 1 + len / 2);
-      bits.resize((buckets.size() + 63) / 64, 0);
-      words.resize((bits.size() + 63) / 64, 0);
-    }
-    void set(std::uint32_t len) {
-      bits[len / 64] |= std::uint64_t{1} << (len % 64);
-      words[len / 4096] |= std::uint64_t{1} << (len / 64 % 64);
-    }
-    void clear(std::uint32_t len) {
-      if ((bits[len / 64] &= ~(std::uint64_t{1} << (len % 64))) == 0)
-        words[len / 4096] &= ~(std::uint64_t{1} << (len / 64 % 64));
-    }
-    // The smallest length >= len with runs, kNone if none.
-    std::uint32_t next(std::uint32_t len) const {
-      std::size_t w = len / 64;
-      if (w >= bits.size()) return kNone;
-      if (const std::uint64_t m = bits[w] & (~std::uint64_t{0} << (len % 64)))
-        return static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(m)));
-      // The next non-empty word after w, through the summary.
-      std::size_t s = (w + 1) / 64;
-      std::uint64_t m = s < words.size() ? words[s] & (~std::uint64_t{0} << ((w + 1) % 64)) : 0;
-      while (m == 0) {
-        if (++s >= words.size()) return kNone;
-        m = words[s];
-      }
-      const std::size_t nw = s * 64 + static_cast<std::size_t>(__builtin_ctzll(m));
-      return static_cast<std::uint32_t>(nw * 64 + static_cast<std::size_t>(__builtin_ctzll(bits[nw])));
-    }
-    std::uint32_t last() const {
-      for (std::size_t s = words.size(); s-- > 0;)
-        if (words[s]) {
-          const std::size_t w = s * 64 + 63 - static_cast<std::size_t>(__builtin_clzll(words[s]));
-          return static_cast<std::uint32_t>(w * 64 + 63 - static_cast<std::size_t>(__builtin_clzll(bits[w])));
-        }
-      return 0;
-    }
-  };
-  PerTag& tag(Tag t) {
+  LengthBuckets<std::uint64_t>& tag(Tag t) {
     if (t >= tags_.size()) tags_.resize(std::size_t{t} + 1);
     return tags_[t];
   }
 
-  std::vector<PerTag> tags_;
+  std::vector<LengthBuckets<std::uint64_t>> tags_;
   std::size_t size_ = 0;
 };
 

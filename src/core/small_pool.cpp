@@ -20,10 +20,6 @@ struct SmallPool::Block {
   Slab* slab;
 };
 
-bool SmallPool::BySize::operator()(const Block* a, const Block* b) const {
-  return a->size != b->size ? a->size < b->size : a->ptr < b->ptr;
-}
-
 SmallPool::~SmallPool() {
   // The page pool underneath is torn down by the allocator; only free nodes.
   for (Slab* s : all_) {
@@ -33,6 +29,31 @@ SmallPool::~SmallPool() {
       b = n;
     }
     delete s;
+  }
+  for (Block* b : spare_) delete b;
+}
+
+void SmallPool::index(PerTag& pt, Block* b) {
+  pt.free.insert(static_cast<std::uint32_t>(b->size / kAlign), FreeRef{b->ptr, b});
+}
+
+void SmallPool::unindex(PerTag& pt, Block* b) {
+  pt.free.erase(static_cast<std::uint32_t>(b->size / kAlign), FreeRef{b->ptr, b});
+}
+
+SmallPool::Block* SmallPool::new_block(std::uintptr_t ptr, std::size_t size, Block* prev, Block* next, Slab* slab) {
+  if (spare_.empty()) return new Block{ptr, size, true, prev, next, slab};
+  Block* b = spare_.back();
+  spare_.pop_back();
+  *b = Block{ptr, size, true, prev, next, slab};
+  return b;
+}
+
+void SmallPool::drop_block(Block* b) {
+  try {
+    spare_.push_back(b);
+  } catch (...) {
+    delete b;  // no room to keep it: free it instead
   }
 }
 
@@ -46,13 +67,15 @@ std::size_t SmallPool::size(const Block* b) const { return b->size; }
 
 SmallPool::Block* SmallPool::carve(Block* b, std::size_t size) {
   PerTag& pt = pool(b->slab->tag);
-  pt.free.erase(b);
   if (b->size - size >= kAlign) {
-    Block* rest = new Block{b->ptr + size, b->size - size, true, b, b->next, b->slab};
+    Block* rest = new_block(b->ptr + size, b->size - size, b, b->next, b->slab);  // may throw: nothing changed yet
+    unindex(pt, b);
     if (b->next) b->next->prev = rest;
     b->next = rest;
     b->size = size;
-    pt.free.insert(rest);
+    index(pt, rest);
+  } else {
+    unindex(pt, b);
   }
   b->free = false;
   if (b->slab->live++ == 0 && pt.empty == b->slab) pt.empty = nullptr;
@@ -62,15 +85,18 @@ SmallPool::Block* SmallPool::carve(Block* b, std::size_t size) {
 
 SmallPool::Block* SmallPool::alloc(std::size_t size, Tag tag) {
   PerTag& pt = pool(tag);
-  Block key{0, size, true, nullptr, nullptr, nullptr};
-  auto it = pt.free.lower_bound(&key);
-  if (it != pt.free.end()) return carve(*it, size);
+  Block* fit = nullptr;  // best fit: the smallest free block that holds size, lowest address first
+  pt.free.visit(static_cast<std::uint32_t>(size / kAlign), [&](std::uint32_t, const FreeRef& r) {
+    fit = r.block;
+    return false;
+  });
+  if (fit) return carve(fit, size);
   Span span = src_.acquire_slab(tag);  // may throw: nothing changed yet
   Slab* s = new Slab{span, tag, nullptr, 0};
-  s->head = new Block{span.va, slab_, true, nullptr, nullptr, s};
+  s->head = new_block(span.va, slab_, nullptr, nullptr, s);
   all_.insert(s);
   ++slabs_live_;
-  pt.free.insert(s->head);
+  index(pt, s->head);
   return carve(s->head, size);
 }
 
@@ -80,21 +106,21 @@ void SmallPool::free(Block* b) {
   in_use_ -= b->size;
   b->free = true;
   if (Block* n = b->next; n && n->free) {
-    pt.free.erase(n);
+    unindex(pt, n);
     b->size += n->size;
     b->next = n->next;
     if (n->next) n->next->prev = b;
-    delete n;
+    drop_block(n);
   }
   if (Block* p = b->prev; p && p->free) {
-    pt.free.erase(p);
+    unindex(pt, p);
     p->size += b->size;
     p->next = b->next;
     if (b->next) b->next->prev = p;
-    delete b;
+    drop_block(b);
     b = p;
   }
-  pt.free.insert(b);
+  index(pt, b);
   if (--s->live == 0) {
     // Keep one empty slab per stream; hand back any other.
     if (pt.empty == nullptr)
@@ -106,9 +132,9 @@ void SmallPool::free(Block* b) {
 
 void SmallPool::retire(Slab* s) {
   PerTag& pt = pool(s->tag);
-  pt.free.erase(s->head);
+  unindex(pt, s->head);
   src_.release_slab(s->span, s->tag);
-  delete s->head;
+  drop_block(s->head);
   all_.erase(s);
   delete s;
   --slabs_live_;
@@ -142,7 +168,8 @@ void SmallPool::check() const {
       if (prev && prev->free && b->free) throw_error(Errc::internal, "small pool: two adjacent free blocks");
       if (b->ptr != s->span.va + total) throw_error(Errc::internal, "small pool: block not contiguous");
       const auto& fs = pools_[s->tag].free;
-      if (b->free != (fs.count(const_cast<Block*>(b)) == 1)) throw_error(Errc::internal, "small pool: free index");
+      if (b->free != fs.contains(static_cast<std::uint32_t>(b->size / kAlign), FreeRef{b->ptr, const_cast<Block*>(b)}))
+        throw_error(Errc::internal, "small pool: free index");
       if (!b->free) {
         ++live;
         in_use += b->size;

@@ -4,15 +4,18 @@
 // Each stream tag has its own pool (a block freed on a stream is reused by
 // that stream only; a whole slab returns to the page layer when it empties,
 // where the cross-stream rule applies). Inside a pool, blocks are carved
-// from slabs best-fit, split on allocation and coalesced with free
-// neighbours on free. One empty slab per stream is kept to avoid churn;
-// drop_empty() gives those back under memory pressure.
+// from slabs best-fit (smallest size, then lowest address), split on
+// allocation and coalesced with free neighbours on free. The free blocks are
+// indexed by size in LengthBuckets (no tree walk, no allocation per update)
+// and block records are recycled. One empty slab per stream is kept to avoid
+// churn; drop_empty() gives those back under memory pressure.
 #pragma once
 
 #include <cstdint>
 #include <set>
 #include <vector>
 
+#include "core/length_buckets.h"
 #include "core/page_pool.h"
 
 namespace memlake::core {
@@ -52,16 +55,23 @@ class SmallPool {
 
  private:
   struct Slab;
-  struct BySize {
-    bool operator()(const Block* a, const Block* b) const;
+  // A free block in its size's bucket, ordered by address.
+  struct FreeRef {
+    std::uintptr_t ptr;
+    Block* block;
+    bool operator<(const FreeRef& o) const { return ptr < o.ptr; }
   };
   struct PerTag {
-    std::set<Block*, BySize> free;
-    Slab* empty = nullptr;  // cached empty slab
+    LengthBuckets<FreeRef> free;  // by size / kAlign
+    Slab* empty = nullptr;        // cached empty slab
   };
   PerTag& pool(Tag t);
   Block* carve(Block* b, std::size_t size);
   void retire(Slab* s);
+  static void index(PerTag& pt, Block* b);
+  static void unindex(PerTag& pt, Block* b);
+  Block* new_block(std::uintptr_t ptr, std::size_t size, Block* prev, Block* next, Slab* slab);
+  void drop_block(Block* b);
 
   SlabSource& src_;
   const std::size_t slab_;
@@ -69,6 +79,7 @@ class SmallPool {
   std::size_t slabs_live_ = 0;
   std::size_t in_use_ = 0;
   std::set<Slab*> all_;  // for check() and destruction
+  std::vector<Block*> spare_;  // block records to reuse
 };
 
 }  // namespace memlake::core
