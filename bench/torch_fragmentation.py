@@ -327,8 +327,8 @@ def run_worker(args, allocator, strategy, steps, batch, cap=None, trace=None, de
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--allocator", allocator, "--model", args.model,
            "--strategy", strategy, "--steps", str(steps), "--batch", str(batch), "--min-seq", str(args.min_seq),
            "--max-seq", str(args.max_seq), "--seed", str(args.seed)]
-    if cap:
-        cmd += ["--cap", str(cap)]
+    # Always explicit: the worker's own --cap default (24G, for the searches) must not cap table runs.
+    cmd += ["--cap", str(cap) if cap else "0"]
     if trace:
         cmd += ["--trace", trace]
     if deterministic:
@@ -481,7 +481,7 @@ def main():
     p.add_argument("--min-seq", type=int, default=64)
     p.add_argument("--max-seq", type=int, default=1024)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--cap", default="24G", help="memory cap for --max-batch")
+    p.add_argument("--cap", default="24G", help="memory cap for --max-batch and --bound-batch (table runs are uncapped)")
     p.add_argument("--max-batch", action="store_true", help="search the largest batch under --cap per allocator")
     p.add_argument("--max-batch-strategy", default="LR")
     p.add_argument("--probe-steps", type=int, default=4)

@@ -93,3 +93,22 @@ def test_steady_rates_leave_out_the_native_runs_one_off_steps(monkeypatch):
     v = s["LRV memlake"]
     assert v["n"] == 2 and v["min"] == 0.9 and v["max"] == 1.1
     assert abs(v["pooled"] - 118.0 / 120.0) < 1e-12
+
+
+def test_table_runs_are_uncapped_and_searches_capped(monkeypatch):
+    """The worker's --cap defaults to the searches' 24G; a table run must pass no cap at all
+    (until session 18 every table run was capped at 24 GiB, which made native drop its cache
+    and retry near the cap)."""
+    bench, _ = load_bench(monkeypatch)
+    seen = []
+    monkeypatch.setattr(bench.subprocess, "Popen", lambda cmd, **kw: seen.append((cmd, kw["env"])))
+    args = types.SimpleNamespace(model="opt-1.3b", min_seq=64, max_seq=1024, seed=0, profile_steps="")
+
+    def cap_of(cmd):
+        return bench.parse_size(cmd[cmd.index("--cap") + 1])
+
+    bench.run_worker(args, "native", "LR", 25, 16)
+    bench.run_worker(args, "expandable", "LR", 25, 16, cap=None)
+    bench.run_worker(args, "memlake", "LR", 6, 30, cap=24 << 30)
+    assert [cap_of(c) for c, _ in seen] == [0, 0, 24 << 30]
+    assert "MEMLAKE_MEMORY_CAP" not in seen[0][1]
