@@ -161,6 +161,13 @@ TEST(Replay, CapTurnsIntoCountedOutOfMemory) {
   EXPECT_EQ(r.ooms, 1u);
   EXPECT_EQ(r.unmatched_frees, 1u) << "the free of the refused allocation";
   EXPECT_EQ(r.stats.num_ooms, 1u);
+  // The first refusal is kept with its line and the allocator's message (sizes and cap).
+  EXPECT_EQ(r.first_oom_line, 3u);
+  EXPECT_NE(r.first_oom.find("cannot allocate 4.00 MiB"), std::string::npos) << r.first_oom;
+  EXPECT_NE(r.first_oom.find("cap 6.00 MiB"), std::string::npos) << r.first_oom;
+  EXPECT_NE(trace::replay_text(r).find("the first, at line 3: out of memory"), std::string::npos)
+      << trace::replay_text(r);
+  EXPECT_NE(trace::replay_json(r).find("\"first_oom_line\":3,"), std::string::npos);
   std::remove(p.c_str());
 }
 

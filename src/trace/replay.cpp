@@ -126,7 +126,10 @@ ReplayResult replay(const std::string& path, const ReplayConfig& cfg) {
             p = dev.alloc(e.size, s);
           } catch (const Error& err) {
             if (err.code() != Errc::out_of_memory) throw;
-            ++r.ooms;
+            if (r.ooms++ == 0) {
+              r.first_oom_line = reader.line();
+              r.first_oom = err.what();
+            }
             break;
           }
           (is_cold ? cold_alloc_ns : alloc_ns).push_back(elapsed_ns(a, Clock::now()));
@@ -208,6 +211,7 @@ std::string replay_json(const ReplayResult& r) {
   std::ostringstream o;
   o << "{\"trace\":\"" << json_escape(r.trace) << "\",\"events\":" << r.events << ",\"allocs\":" << r.allocs
     << ",\"frees\":" << r.frees << ",\"segment_events\":" << r.segment_events << ",\"ooms\":" << r.ooms
+    << ",\"first_oom_line\":" << r.first_oom_line << ",\"first_oom\":\"" << json_escape(r.first_oom) << "\""
     << ",\"unmatched_frees\":" << r.unmatched_frees << ",\"peak_live_bytes\":" << r.peak_live
     << ",\"peak_reserved_bytes\":" << r.stats.reserved.peak << ",\"utilization\":" << fmt("%.6f", r.utilization)
     << ",\"native_peak_reserved_bytes\":" << r.native_peak_reserved
@@ -255,7 +259,9 @@ std::string replay_text(const ReplayResult& r) {
     << " ms in them, backend calls included\n"
     << "host time         " << fmt("%.1f", s.host_ns / 1e6) << " ms inside alloc and free in all (slow paths included)\n"
     << "second half       " << r.late_maps << " handles mapped in the trace's second half (none once a workload has settled)\n";
-  if (r.ooms) o << "out of memory     " << r.ooms << " allocations refused\n";
+  if (r.ooms)
+    o << "out of memory     " << r.ooms << " allocations refused; the first, at line " << r.first_oom_line << ": "
+      << r.first_oom << "\n";
   if (r.unmatched_frees) o << "unmatched frees   " << r.unmatched_frees << "\n";
   o << "primitive calls  ";
   for (int i = 0; i < prim::kNumOps; ++i) o << " " << prim::op_name(static_cast<prim::Op>(i)) << "=" << s.calls.calls[i];

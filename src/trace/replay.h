@@ -36,6 +36,8 @@ struct ReplayResult {
   std::string trace;
   std::uint64_t events = 0, allocs = 0, frees = 0, segment_events = 0;
   std::uint64_t ooms = 0;            // allocations the allocator refused (cap)
+  std::uint64_t first_oom_line = 0;  // the trace line of the first refusal (0: none)
+  std::string first_oom;             // its message: request, reserved, in use, free, cap
   std::uint64_t unmatched_frees = 0; // frees of pointers the trace never allocated (or that OOMed)
   std::uint64_t peak_live = 0;       // of the trace itself: max sum of live requested sizes
   std::uint64_t native_peak_reserved = 0;  // from segment events, 0 if the trace has none
