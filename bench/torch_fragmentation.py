@@ -399,10 +399,13 @@ def live_bound(args, allocators, batch, cap):
     al = next((x for x in allocators if allocator_spec(x)[0] == "memlake"), "memlake")
     r = probe(args, al, batch, None)
     over = r["peak_allocated"] > cap
+    if r["oom"]:  # the device itself was full: the peak seen is only a lower bound
+        print(f"warning: the uncapped probe at batch {batch} ran out of memory ({r.get('error', '')[:120]}); "
+              f"its peak is a lower bound", flush=True)
     print(f"peak live (allocated) bytes at batch {batch} ({args.max_batch_strategy}, {args.probe_steps} steps, uncapped): "
           f"{gib(r['peak_allocated']):.2f} GiB, {'over' if over else 'under'} the {gib(cap):.0f} GiB cap: "
           f"{'no allocator can fit it' if over else 'an allocator without waste could fit it'}", flush=True)
-    return dict(batch=batch, peak_allocated=r["peak_allocated"], cap=cap, over_cap=over)
+    return dict(batch=batch, peak_allocated=r["peak_allocated"], cap=cap, over_cap=over, probe_oom=r["oom"])
 
 
 def plot(results, path):

@@ -112,3 +112,22 @@ def test_table_runs_are_uncapped_and_searches_capped(monkeypatch):
     bench.run_worker(args, "memlake", "LR", 6, 30, cap=24 << 30)
     assert [cap_of(c) for c, _ in seen] == [0, 0, 24 << 30]
     assert "MEMLAKE_MEMORY_CAP" not in seen[0][1]
+
+
+def test_live_bound_probes_uncapped_and_flags_an_oom(monkeypatch, capsys):
+    """The bound on the largest batch is the live peak of an uncapped run (sessions 11-17
+    measured it under the 24 GiB cap by mistake, and the run stopped at its OOM)."""
+    bench, _ = load_bench(monkeypatch)
+    caps = []
+
+    def fake_probe(args, allocator, batch, cap):
+        caps.append(cap)
+        return dict(peak_allocated=int(24.62 * (1 << 30)), oom=batch > 30, error="full")
+
+    monkeypatch.setattr(bench, "probe", fake_probe)
+    args = types.SimpleNamespace(max_batch_strategy="LR", probe_steps=6)
+    r = bench.live_bound(args, ["native", "memlake"], 30, 24 << 30)
+    assert caps == [None] and r["over_cap"] and not r["probe_oom"]
+    assert "no allocator can fit it" in capsys.readouterr().out
+    r = bench.live_bound(args, ["native", "memlake"], 31, 24 << 30)
+    assert r["probe_oom"] and "lower bound" in capsys.readouterr().out
