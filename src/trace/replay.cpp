@@ -291,13 +291,13 @@ std::string sweep_text(const std::string& key, const std::vector<std::string>& v
   std::ostringstream o;
   if (!rs.empty()) o << "trace " << rs.front().trace << ", " << rs.front().stats.backend << " backend\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%-14s %8s %14s %8s %8s %9s %7s %10s %8s %7s %10s %12s\n", key.c_str(), "util",
+  std::snprintf(line, sizeof line, "%-14s %8s %14s %8s %8s %9s %7s %10s %8s %7s %10s %12s %8s\n", key.c_str(), "util",
                 "peak reserved", "create", "map", "late map", "unmap", "set_access", "stitches", "repairs", "driver ms",
-                "alloc p99 us");
+                "alloc p99 us", "refused");
   o << line;
   for (std::size_t i = 0; i < rs.size() && i < values.size(); ++i) {
     const core::Stats& s = rs[i].stats;
-    std::snprintf(line, sizeof line, "%-14s %8.4f %14s %8llu %8llu %9llu %7llu %10llu %8llu %7llu %10.1f %12.2f\n",
+    std::snprintf(line, sizeof line, "%-14s %8.4f %14s %8llu %8llu %9llu %7llu %10llu %8llu %7llu %10.1f %12.2f %8llu\n",
                   values[i].c_str(), rs[i].utilization, human_bytes(s.reserved.peak).c_str(),
                   static_cast<unsigned long long>(s.calls[prim::Op::create]),
                   static_cast<unsigned long long>(s.calls[prim::Op::map]),
@@ -305,12 +305,14 @@ std::string sweep_text(const std::string& key, const std::vector<std::string>& v
                   static_cast<unsigned long long>(s.calls[prim::Op::unmap]),
                   static_cast<unsigned long long>(s.calls[prim::Op::set_access]),
                   static_cast<unsigned long long>(s.stitches), static_cast<unsigned long long>(s.repairs),
-                  static_cast<double>(s.calls.total_ns()) / 1e6, rs[i].alloc_latency.p99_ns / 1000.0);
+                  static_cast<double>(s.calls.total_ns()) / 1e6, rs[i].alloc_latency.p99_ns / 1000.0,
+                  static_cast<unsigned long long>(rs[i].ooms));
     o << line;
   }
   o << "map = handles mapped (cuMemSetAccess and cuMemUnmap cost per handle on the GPU); late map = those in the\n"
        "trace's second half (steady-state churn); driver ms = time inside the backend's calls (host mmap here; the\n"
-       "driver's with --backend cuda)\n";
+       "driver's with --backend cuda); refused = allocations the cap refused: a row with any replayed less than\n"
+       "the whole trace, its util and peak are not comparable with the others\n";
   return o.str();
 }
 
