@@ -104,6 +104,10 @@ const std::vector<Entry>& entries() {
          o.copy_chunk = n;
        },
        [](const Options& o) { return size_str(o.copy_chunk); }},
+      {{"host_tier", "MEMLAKE_HOST_TIER", "0",
+        "Pinned host memory for the residency engine (memlake_sleep with offload, memlake_evict), allocated once per device at its first use or by memlake_host_tier_reserve / memlake.host_tier(), and reused: pinning at eviction time costs about 50x the copy. 0 = the pool grows on demand, by what each eviction lacks."},
+       [](Options& o, const std::string& v) { o.host_tier = parse_size(v); },
+       [](const Options& o) { return size_str(o.host_tier); }},
       {{"copy_h2d_streams", "MEMLAKE_COPY_H2D_STREAMS", "4",
         "DMA streams for the copy engine's staged host-to-device copies: the host threads spread their pieces over them, so several copy engines read host memory at once (measured on the H200 at 256 MiB: 34.5 GB/s with 1, 39.7 with 4); device-to-host copies use one."},
        [](Options& o, const std::string& v) { o.copy_h2d_streams = parse_int("copy_h2d_streams", v, 1, 16, "stream count"); },

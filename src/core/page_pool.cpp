@@ -341,7 +341,8 @@ std::uint32_t PagePool::slots_of(const std::vector<PageId>& pages) const {
   return n;
 }
 
-std::vector<PageId> PagePool::map_pages(std::uintptr_t va, std::vector<PageId> chosen, std::uint32_t n) {
+std::vector<PageId> PagePool::map_pages(std::uintptr_t va, std::vector<PageId> chosen, std::uint32_t n,
+                                        prim::Access access, bool coarse) {
   // Creates the slots `chosen` lacks, maps all n slots at va, sets access
   // once. A shortfall worth at least two large handles (a big tensor) gets
   // large handles for its bulk; the rest, and smaller shortfalls, single
@@ -352,23 +353,36 @@ std::vector<PageId> PagePool::map_pages(std::uintptr_t va, std::vector<PageId> c
   // undone and the error rethrown.
   const std::uint32_t have = slots_of(chosen);
   const std::uint32_t missing = n - have;
-  const std::uint32_t larger = large_slots_ && missing >= 2 * large_slots_ ? missing / large_slots_ : 0;
-  const std::uint32_t rest = missing - larger * large_slots_;
-  const std::uint32_t big = handle_slots_ > 1 && rest >= 2 * handle_slots_ ? rest / handle_slots_ : 0;
+  std::vector<std::uint32_t> sizes;  // slots of each new handle
+  if (coarse) {
+    // A restore: the span is taken whole, so the fewest handles win (each
+    // costs a create, a map, its share of set-access, and later an unmap and
+    // a release): power-of-two multiples of the handle size, largest first.
+    std::uint32_t left = missing;
+    for (std::uint32_t k = restore_slots(); k >= handle_slots_ && left > 0; k /= 2)
+      for (; left >= k; left -= k) sizes.push_back(k);
+    sizes.insert(sizes.end(), left, 1);
+  } else {
+    const std::uint32_t larger = large_slots_ && missing >= 2 * large_slots_ ? missing / large_slots_ : 0;
+    const std::uint32_t rest = missing - larger * large_slots_;
+    const std::uint32_t big = handle_slots_ > 1 && rest >= 2 * handle_slots_ ? rest / handle_slots_ : 0;
+    sizes.reserve(larger + big + rest % handle_slots_);
+    sizes.insert(sizes.end(), larger, large_slots_);
+    sizes.insert(sizes.end(), big, handle_slots_);
+    sizes.insert(sizes.end(), rest - big * handle_slots_, 1);
+  }
   std::vector<std::pair<prim::PhysHandle, std::uint32_t>> fresh;  // (handle, slots)
-  fresh.reserve(larger + big + rest % handle_slots_ + 1);
+  fresh.reserve(sizes.size());
   std::uint32_t mapped = 0;  // slots
   try {
-    for (std::uint32_t i = 0; i < larger; ++i) fresh.emplace_back(be_.create(large_slots_ * page_), large_slots_);
-    for (std::uint32_t i = 0; i < big; ++i) fresh.emplace_back(be_.create(handle_slots_ * page_), handle_slots_);
-    for (std::uint32_t i = big * handle_slots_; i < rest; ++i) fresh.emplace_back(be_.create(page_), 1);
+    for (std::uint32_t k : sizes) fresh.emplace_back(be_.create(k * page_), k);
     auto map_one = [&](prim::PhysHandle h, std::uint32_t k) {
       be_.map(va + static_cast<std::size_t>(mapped) * page_, k * page_, h);
       mapped += k;
     };
     for (PageId p : chosen) map_one(pages_[p].handle, pages_[p].k);
     for (auto [h, k] : fresh) map_one(h, k);
-    be_.set_access(va, static_cast<std::size_t>(n) * page_, prim::Access::read_write);
+    be_.set_access(va, static_cast<std::size_t>(n) * page_, access);
   } catch (...) {
     try {
       if (mapped) be_.unmap(va, static_cast<std::size_t>(mapped) * page_);
@@ -800,6 +814,96 @@ std::size_t PagePool::release_free() {
   return released;
 }
 
+std::uint32_t PagePool::restore_slots() const {
+  // 64 MiB handles at most: past that a handle's create and release cost
+  // grows with its size (anchors.md: 1 GiB releases in 642 us), while a
+  // restore of a large span needs few of them anyway.
+  constexpr std::size_t kRestoreHandleBytes = std::size_t{64} << 20;
+  if (handle_slots_ == 1) return 1;  // take_fit reads single-slot pages then
+  std::uint32_t k = handle_slots_;
+  while (static_cast<std::size_t>(k) * 2 * page_ <= kRestoreHandleBytes && k * 2 <= 1024) k *= 2;
+  return k;
+}
+
+std::size_t PagePool::evict_span(const Span& s, bool release) {
+  View& w = views_[s.view];
+  if (!w.live || w.spans == 0 || s.first + s.count > w.slots.size()) broken("evict of a span that is not live");
+  // Other views' mappings of these pages go first (they are BUSY, so no free
+  // run changes): the pages must leave every address but the span's own.
+  for (std::uint32_t i = s.first; i < s.first + s.count;) {
+    const PageId p = w.slots[i];
+    if (p == kHole || !pages_[p].busy) broken("evict of a span whose pages are not all busy");
+    while (pages_[p].maps.size() > 1) {
+      const MapEntry other = pages_[p].maps[0].view == s.view ? pages_[p].maps[1] : pages_[p].maps[0];
+      View& ow = views_[other.view];
+      unmap_slots(ow, other.slot, other.slot + pages_[p].k);
+      if (ow.spans == 0 && ow.in_lru) {  // a view with holes goes first at the next trim
+        unidle(other.view);
+        idle(other.view);
+      }
+    }
+    i += pages_[p].k;
+  }
+  // One unmap for the span's own range (the driver charges per handle).
+  be_.unmap(s.va, static_cast<std::size_t>(s.count) * page_);
+  std::size_t bytes = 0;
+  for (std::uint32_t i = s.first; i < s.first + s.count;) {
+    const PageId p = w.slots[i];
+    Page& pg = pages_[p];
+    const std::uint32_t k = pg.k;
+    pg.maps.clear();
+    slots_mapped_ -= k;
+    for (std::uint32_t j = 0; j < k; ++j) w.slots[i + j] = kHole;
+    w.holes += k;
+    bytes += static_cast<std::size_t>(k) * page_;
+    // The page is FREE and global now: nothing can have work queued on it.
+    pg.busy = false;
+    pg.tag = kGlobal;
+    pg.seq = 0;
+    free_pages_ += k;
+    free_by_tag(kGlobal) += k;
+    orphans_.insert({kGlobal, p});
+    if (release) {
+      try {
+        release_page(p);
+      } catch (const Error&) {
+        // The handle stays ours, a FREE orphan: consistent, released later.
+      }
+    }
+    i += k;
+  }
+  return bytes;
+}
+
+void PagePool::restore_span(const Span& s, std::uint32_t reuse_max, prim::Access a, TakeInfo* info) {
+  View& w = views_[s.view];
+  if (!w.live || w.spans == 0 || s.first + s.count > w.slots.size() ||
+      std::any_of(w.slots.begin() + s.first, w.slots.begin() + s.first + s.count, [](PageId p) { return p != kHole; }))
+    broken("restore of a span that is not evicted");
+  // A view maps each page at most once.
+  const std::uint32_t m = next_mark();
+  for (PageId p : w.slots)
+    if (p != kHole) pages_[p].mark = m;
+  std::uint32_t reused = 0;
+  std::vector<PageId> chosen = choose_free(std::min(reuse_max, s.count), kGlobal, m, &reused, /*exact=*/true);
+  const auto reused_pages = static_cast<std::uint32_t>(chosen.size());
+  chosen = map_pages(s.va, std::move(chosen), s.count, a, /*coarse=*/true);
+  attach(s.view, s.first, chosen, reused_pages);
+  --w.spans;  // mark_busy counts the span again
+  mark_busy(s.view, s.first, s.count);
+  if (info) *info = TakeInfo{w.stitched, reused, s.count - reused};
+}
+
+void PagePool::drop_evicted(const Span& s) {
+  View& w = views_[s.view];
+  if (!w.live || w.spans == 0) broken("drop of an evicted span that is not live");
+  if (--w.spans == 0) idle(s.view);
+}
+
+void PagePool::protect_span(const Span& s, prim::Access a) {
+  be_.set_access(s.va, static_cast<std::size_t>(s.count) * page_, a);
+}
+
 std::size_t PagePool::stitched_views() const {
   std::size_t n = 0;
   for (const View& w : views_) n += w.live && w.stitched;
@@ -821,7 +925,7 @@ void PagePool::check() const {
   for (PageId p = 0; p < pages_.size(); ++p) {
     const Page& pg = pages_[p];
     if (!pg.live) continue;
-    if (pg.k == 0 || pg.k > std::max(handle_slots_, large_slots_)) broken("page " + std::to_string(p) + " has " + std::to_string(pg.k) + " slots");
+    if (pg.k == 0 || pg.k > std::max({handle_slots_, large_slots_, restore_slots()})) broken("page " + std::to_string(p) + " has " + std::to_string(pg.k) + " slots");
     live += pg.k;
     if (!pg.busy) {
       free += pg.k;
