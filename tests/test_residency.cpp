@@ -72,7 +72,7 @@ TEST(Residency, OffloadSleepGivesEverythingBackAndWakeRestoresAtTheSameAddress) 
   void* small = r.dev->alloc(100, nullptr);  // small allocations share slabs and stay
   fill(r.be(), small, 100, 99);
   const std::size_t maps_before = r.host->live_mappings();
-  const auto rep = r.dev->sleep({}, Mode::offload);
+  const auto rep = r.dev->sleep(Mode::offload);
   EXPECT_EQ(rep.allocations, bufs.size());
   std::size_t total = 0;
   for (const Buf& b : bufs) total += b.n;
@@ -104,7 +104,7 @@ TEST(Residency, DiscardDropsBytesAndWakeMapsWritableMemory) {
   Rig r;
   const std::uint16_t kv = tag("test-kv");
   Buf b = make(r, 9 * kPage, kv, 5);
-  const auto rep = r.dev->sleep({kv}, Mode::discard);
+  const auto rep = r.dev->sleep({{kv, Mode::discard}});
   EXPECT_EQ(rep.discarded, b.n);
   EXPECT_EQ(rep.offloaded, 0u);
   EXPECT_EQ(r.dev->residency_stats().host_capacity, 0u) << "discard pins nothing";
@@ -121,7 +121,7 @@ TEST(Residency, TagsSelectWhatSleeps) {
   Rig r;
   const std::uint16_t w = tag("test-w2"), kv = tag("test-kv2");
   Buf a = make(r, 4 * kPage, w, 1), b = make(r, 8 * kPage, kv, 2);
-  r.dev->sleep({kv}, Mode::offload);
+  r.dev->sleep({{kv, Mode::offload}});
   EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed)) << "an unselected tag stays on the device, usable";
   fill(r.be(), a.p, a.n, 11);
   r.dev->wake();
@@ -130,17 +130,36 @@ TEST(Residency, TagsSelectWhatSleeps) {
   r.dev->check();
 }
 
+TEST(Residency, OneSleepMixesModesAndMoreTagsMaySleepWhileAsleep) {
+  Rig r;
+  const std::uint16_t w = tag("test-mix-w"), kv = tag("test-mix-kv"), act = tag("test-mix-act");
+  Buf a = make(r, 7 * kPage, w, 1), b = make(r, 11 * kPage, kv, 2), c = make(r, 3 * kPage, act, 3);
+  const auto rep = r.dev->sleep({{w, Mode::offload}, {kv, Mode::discard}});
+  EXPECT_EQ(rep.offloaded, a.n);
+  EXPECT_EQ(rep.discarded, b.n);
+  EXPECT_TRUE(holds(r.be(), c.p, c.n, c.seed));
+  EXPECT_EQ(r.dev->sleep({{act, Mode::offload}}).offloaded, c.n);
+  EXPECT_EQ(r.reserved(), 0u);
+  EXPECT_EQ(error_of([&] { r.dev->sleep({{w, Mode::offload}}); }), Errc::invalid_argument);
+  const auto wr = r.dev->wake();
+  EXPECT_EQ(wr.restored, a.n + c.n);
+  EXPECT_EQ(wr.refilled, b.n);
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  EXPECT_TRUE(holds(r.be(), c.p, c.n, c.seed));
+  r.dev->check();
+}
+
 TEST(Residency, ReadOnlyWeightsKeepTheirHostCopyAndAreNotCopiedAgain) {
   Rig r;
   const std::uint16_t w = tag("test-ro", core::kLabelReadonly);
   Buf a = make(r, 6 * kPage + 7, w, 3);
-  EXPECT_EQ(r.dev->sleep({w}, Mode::offload).offloaded, a.n);
+  EXPECT_EQ(r.dev->sleep({{w, Mode::offload}}).offloaded, a.n);
   r.dev->wake();
   EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
   // Mapped read-only now: a write faults (the host backend refuses it).
   std::vector<unsigned char> junk(16, 0xff);
   EXPECT_NE(error_of([&] { r.be().write(reinterpret_cast<std::uintptr_t>(a.p), junk.data(), junk.size()); }), Errc::ok);
-  const auto again = r.dev->sleep({w}, Mode::offload);
+  const auto again = r.dev->sleep({{w, Mode::offload}});
   EXPECT_EQ(again.offloaded, 0u);
   EXPECT_EQ(again.kept, a.n);
   EXPECT_EQ(r.reserved(), 0u);
@@ -160,8 +179,8 @@ TEST(Residency, MisuseIsRefusedWithClearErrors) {
   EXPECT_EQ(error_of([&] { r.dev->wake(); }, &msg), Errc::invalid_argument);
   EXPECT_NE(msg.find("not asleep"), std::string::npos) << msg;
   Buf a = make(r, 3 * kPage, 0, 1);
-  r.dev->sleep({}, Mode::offload);
-  EXPECT_EQ(error_of([&] { r.dev->sleep({}, Mode::offload); }, &msg), Errc::invalid_argument);
+  r.dev->sleep(Mode::offload);
+  EXPECT_EQ(error_of([&] { r.dev->sleep(Mode::offload); }, &msg), Errc::invalid_argument);
   EXPECT_NE(msg.find("already asleep"), std::string::npos) << msg;
   EXPECT_EQ(error_of([&] { r.dev->evict(a.p, Mode::offload); }), Errc::invalid_argument);
   EXPECT_EQ(error_of([&] { r.dev->restore(a.p); }), Errc::invalid_argument) << "wake() restores what sleep took";
@@ -181,7 +200,7 @@ TEST(Residency, MisuseIsRefusedWithClearErrors) {
 TEST(Residency, FreesAndAllocationsWhileAsleepStayConsistent) {
   Rig r;
   Buf a = make(r, 4 * kPage, 0, 1), b = make(r, 12 * kPage, 0, 2);
-  r.dev->sleep({}, Mode::offload);
+  r.dev->sleep(Mode::offload);
   r.dev->free(a.p);  // asleep, freed: its host copy goes, its address becomes free
   Buf c = make(r, 4 * kPage, 0, 3);
   r.dev->check();
@@ -202,14 +221,14 @@ TEST(Residency, ShortHostMemoryFailsBeforeAnythingMoves) {
   Buf a = make(r, 8 * kPage, 0, 1), b = make(r, 8 * kPage, 0, 2);
   r.pins->limit = 10 * kPage;
   std::string msg;
-  EXPECT_EQ(error_of([&] { r.dev->sleep({}, Mode::offload); }, &msg), Errc::out_of_memory);
+  EXPECT_EQ(error_of([&] { r.dev->sleep(Mode::offload); }, &msg), Errc::out_of_memory);
   EXPECT_NE(msg.find("host tier"), std::string::npos) << msg;
   EXPECT_FALSE(r.dev->residency_stats().asleep);
   EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
   EXPECT_TRUE(holds(r.be(), b.p, b.n, b.seed));
   r.dev->check();
   r.pins->limit = SIZE_MAX;
-  r.dev->sleep({}, Mode::offload);
+  r.dev->sleep(Mode::offload);
   r.dev->wake();
   EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
   EXPECT_TRUE(holds(r.be(), b.p, b.n, b.seed));
@@ -245,7 +264,7 @@ TEST_P(ResidencyFault, SleepAndWakeSurviveAFaultAtEveryCall) {
     std::vector<Buf> bufs;
     for (int i = 0; i < 6; ++i) bufs.push_back(make(r, (1 + 3 * i) * kPage + 5, i % 2 ? w : kv, 10 + i));
     r.faulty->fail_nth(GetParam(), nth);
-    Errc e = error_of([&] { r.dev->sleep({}, Mode::offload); });
+    Errc e = error_of([&] { r.dev->sleep(Mode::offload); });
     r.dev->check();
     if (e == Errc::ok) {
       e = error_of([&] { r.dev->wake(); });
@@ -256,7 +275,7 @@ TEST_P(ResidencyFault, SleepAndWakeSurviveAFaultAtEveryCall) {
     if (r.dev->residency_stats().asleep) r.dev->wake();
     for (const Buf& b : bufs) ASSERT_TRUE(holds(r.be(), b.p, b.n, b.seed)) << prim::op_name(GetParam()) << " #" << nth;
     // A full cycle still works.
-    r.dev->sleep({}, Mode::offload);
+    r.dev->sleep(Mode::offload);
     r.dev->wake();
     for (const Buf& b : bufs) ASSERT_TRUE(holds(r.be(), b.p, b.n, b.seed));
     for (const Buf& b : bufs) r.dev->free(b.p);
@@ -291,7 +310,7 @@ TEST(Residency, RandomRoundTripsKeepEveryByte) {
       r.dev->free(live[i].p);
       live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
     } else if (op < 8 && !asleep) {
-      r.dev->sleep({}, rng() % 4 ? Mode::offload : Mode::discard);
+      r.dev->sleep(rng() % 4 ? Mode::offload : Mode::discard);
       ++sleeps;
       if (r.dev->residency_stats().asleep) {
         // Discarded contents are undefined after wake: refill those.
@@ -338,7 +357,7 @@ TEST_P(ResidencyBackend, SleepWakeRoundTrip) {
     bufs.push_back(Buf{p, n, n});
   }
   dev.reserve_host_tier(std::size_t{64} << 20);
-  const auto rep = dev.sleep({}, Mode::offload);
+  const auto rep = dev.sleep(Mode::offload);
   EXPECT_EQ(rep.allocations, bufs.size());
   EXPECT_EQ(dev.stats().reserved.current, 0u);
   dev.wake();

@@ -208,12 +208,15 @@ typedef struct memlake_residency_report {
 
 /* Every large allocation with one of `tags` (ntags ids; ntags 0 = all) on
  * `device` (-1 = every device in use) leaves the GPU, after the work queued
- * so far on the device has completed; then the allocator's cache is given
- * back to the driver. Fails with OUT_OF_MEMORY before anything moves when
- * the host tier cannot hold the offload, with INVALID_ARGUMENT when already
- * asleep. report may be NULL (else set struct_size). */
-MEMLAKE_API memlake_status memlake_sleep(memlake_allocator* a, int device, const int* tags, size_t ntags, int mode,
-                                         memlake_residency_report* report);
+ * so far on the device has completed, in modes[i] for tags[i] (modes NULL:
+ * all in `mode`); then the allocator's cache is given back to the driver.
+ * One call may offload the weights and discard the cache: the host unmaps
+ * what needs no copy while the copies run. Fails with OUT_OF_MEMORY before
+ * anything moves when the host tier cannot hold the offload, with
+ * INVALID_ARGUMENT when nothing selected is left on the GPU. Sleeping more
+ * tags while asleep is allowed. report may be NULL (else set struct_size). */
+MEMLAKE_API memlake_status memlake_sleep(memlake_allocator* a, int device, const int* tags, const int* modes,
+                                         size_t ntags, int mode, memlake_residency_report* report);
 /* Brings back everything memlake_sleep took, at the same addresses; returns
  * once the bytes are back. INVALID_ARGUMENT when not asleep; on
  * OUT_OF_MEMORY what is back stays back and the rest can be woken again. */

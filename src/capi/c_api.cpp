@@ -506,22 +506,22 @@ memlake_status memlake_tag_set(int id, int* previous) {
   });
 }
 
-memlake_status memlake_sleep(memlake_allocator* a, int device, const int* tags, size_t ntags, int mode,
-                             memlake_residency_report* report) {
+memlake_status memlake_sleep(memlake_allocator* a, int device, const int* tags, const int* modes, size_t ntags,
+                             int mode, memlake_residency_report* report) {
   if (!a || (ntags && !tags)) return null_arg("allocator or tags");
   if (report_unset(report)) return size_unset("memlake_residency_report");
   return guarded([&] {
-    std::vector<std::uint16_t> labels;
+    std::vector<memlake::residency::Residency::Select> what;
     for (size_t i = 0; i < ntags; ++i) {
       if (tags[i] <= 0 || tags[i] > memlake::core::kMaxLabels ||
           memlake::core::label_name(static_cast<std::uint16_t>(tags[i])).empty())
         memlake::throw_error(Errc::invalid_argument, "sleep: tag id " + std::to_string(tags[i]) + " is not registered");
-      labels.push_back(static_cast<std::uint16_t>(tags[i]));
+      what.push_back({static_cast<std::uint16_t>(tags[i]), sleep_mode(modes ? modes[i] : mode)});
     }
-    const memlake::residency::Mode m = sleep_mode(mode);
+    if (what.empty()) what.push_back({0, sleep_mode(mode)});
     memlake_residency_report r{};
     for (DeviceAllocator* d : devices_of(a, device)) {
-      const memlake::residency::SleepReport s = d->sleep(labels, m);
+      const memlake::residency::SleepReport s = d->sleep(what);
       r.allocations += static_cast<uint32_t>(s.allocations);
       r.offloaded_bytes += s.offloaded;
       r.kept_bytes += s.kept;

@@ -120,8 +120,8 @@ auto DeviceAllocator::gauged(F&& f) -> decltype(f()) {
   return f();
 }
 
-residency::SleepReport DeviceAllocator::sleep(const std::vector<std::uint16_t>& labels, residency::Mode mode) {
-  return gauged([&] { return res_.sleep(labels, mode); });
+residency::SleepReport DeviceAllocator::sleep(const std::vector<residency::Residency::Select>& what) {
+  return gauged([&] { return res_.sleep(what); });
 }
 
 residency::WakeReport DeviceAllocator::wake() {

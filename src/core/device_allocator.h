@@ -48,7 +48,8 @@ class DeviceAllocator {
 
   // Residency (residency/residency.h): sleep and wake of labelled
   // allocations, eviction and restore of one allocation.
-  residency::SleepReport sleep(const std::vector<std::uint16_t>& labels, residency::Mode mode);
+  residency::SleepReport sleep(const std::vector<residency::Residency::Select>& what);
+  residency::SleepReport sleep(residency::Mode mode) { return sleep({{0, mode}}); }
   residency::WakeReport wake();
   void evict(void* ptr, residency::Mode mode);
   void restore(void* ptr);

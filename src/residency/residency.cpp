@@ -81,10 +81,7 @@ void Residency::forget(std::uintptr_t ptr) {
   asleep_ = asleep_ && std::any_of(entries_.begin(), entries_.end(), [](const auto& kv) { return kv.second.by_sleep; });
 }
 
-SleepReport Residency::sleep(const std::vector<std::uint16_t>& labels, Mode mode) {
-  if (asleep_)
-    throw_error(Errc::invalid_argument, "sleep: already asleep (" + std::to_string(st_.evicted_now) + " allocations, " +
-                                            format_bytes(st_.evicted_bytes_now) + " off the GPU): wake first");
+SleepReport Residency::sleep(const std::vector<Select>& what) {
   const auto t0 = std::chrono::steady_clock::now();
   streams();
   reclaim(true);
@@ -95,6 +92,7 @@ SleepReport Residency::sleep(const std::vector<std::uint16_t>& labels, Mode mode
   alloc_.residents(rs);
   struct Item {
     core::Resident r;
+    Mode mode;
     bool copy;
     std::optional<HostTier::Extent> ext;  // new extent for a copy
     prim::Event event = 0;
@@ -102,12 +100,20 @@ SleepReport Residency::sleep(const std::vector<std::uint16_t>& labels, Mode mode
   std::vector<Item> items;
   std::size_t need = 0;
   for (const core::Resident& r : rs) {
-    if (r.evicted || (!labels.empty() && std::find(labels.begin(), labels.end(), r.label) == labels.end())) continue;
+    if (r.evicted) continue;
+    auto sel = std::find_if(what.begin(), what.end(), [&](const Select& x) { return x.label == 0 || x.label == r.label; });
+    if (sel == what.end()) continue;
     auto it = entries_.find(r.ptr);
     const bool clean = it != entries_.end() && it->second.clean && it->second.ext;
-    const bool copy = mode == Mode::offload && !clean;
+    const bool copy = sel->mode == Mode::offload && !clean;
     if (copy) need += round_extent(r.requested);
-    items.push_back(Item{r, copy, std::nullopt});
+    items.push_back(Item{r, sel->mode, copy, std::nullopt});
+  }
+  if (items.empty()) {
+    if (asleep_)
+      throw_error(Errc::invalid_argument, "sleep: already asleep (" + std::to_string(st_.evicted_now) +
+                                              " allocations, " + format_bytes(st_.evicted_bytes_now) +
+                                              " off the GPU) and nothing selected is left on it: wake first");
   }
   // Copies first, largest first: the DMA starts at once and the host
   // unmaps what needs no copy while it runs.
@@ -144,7 +150,7 @@ SleepReport Residency::sleep(const std::vector<std::uint16_t>& labels, Mode mode
       e.ext = it.ext;
       it.ext.reset();
       rep.offloaded += it.r.requested;
-    } else if (mode == Mode::discard) {
+    } else if (it.mode == Mode::discard) {
       give(e);
       rep.discarded += it.r.requested;
     } else {

@@ -68,13 +68,22 @@ class Residency {
   Residency(const Residency&) = delete;
   Residency& operator=(const Residency&) = delete;
 
-  // Every resident large allocation with one of `labels` (empty: all) leaves
-  // the GPU: offload copies its bytes to the host tier (read-only ones whose
-  // host copy is still true are not copied again), discard drops them. Then
-  // the allocator's cache goes back to the driver. Atomic against a short
-  // host tier: Errc::out_of_memory before anything moves. Errc::invalid_argument
-  // when already asleep.
-  SleepReport sleep(const std::vector<std::uint16_t>& labels, Mode mode);
+  // What a sleep takes: allocations with `label` (0 in a one-entry list:
+  // every allocation) leave the GPU in `mode`.
+  struct Select {
+    std::uint16_t label;
+    Mode mode;
+  };
+  // Every resident large allocation selected leaves the GPU: offload copies
+  // its bytes to the host tier (read-only ones whose host copy is still true
+  // are not copied again), discard drops them. Then the allocator's cache
+  // goes back to the driver. One call may mix modes (offload the weights,
+  // discard the KV cache): the host unmaps what needs no copy while the
+  // copies run. Atomic against a short host tier: Errc::out_of_memory before
+  // anything moves. Errc::invalid_argument when nothing selected is still
+  // on the GPU (asleep already). Sleeping more tags while asleep is allowed.
+  SleepReport sleep(const std::vector<Select>& what);
+  SleepReport sleep(Mode mode) { return sleep({Select{0, mode}}); }
   // Maps every allocation sleep() evicted at its address again and copies
   // its bytes back; allocations labelled read-only are mapped read-only and
   // keep their host copy. Errc::invalid_argument when not asleep. On a
