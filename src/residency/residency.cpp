@@ -215,23 +215,30 @@ WakeReport Residency::wake() {
                                                                      : a.second->bytes > b.second->bytes;
   });
   WakeReport rep;
-  std::size_t mapped = 0;
-  auto finish = [&] {
-    // Every restored allocation's bytes are back: host copies of read-only
-    // ones stay (their next sleep copies nothing), the others' go.
-    be_.synchronize_stream(h2d_);
-    for (std::size_t i = 0; i < mapped; ++i) {
-      auto [p, e] = todo[i];
-      e->by_sleep = false;
-      if (e->ext && readonly_label(alloc_.resident(reinterpret_cast<void*>(p)).label)) {
-        alloc_.set_readonly(reinterpret_cast<void*>(p), true);
-        e->clean = true;
-      } else {
-        give(*e);
-        entries_.erase(p);
-      }
+  // Each allocation is final once its copy is complete: a read-only one is
+  // then protected (and keeps its host copy), the others give theirs back.
+  // Copies complete in order on the one stream, so the host finalises the
+  // early ones while it still maps and queues the later ones.
+  std::vector<prim::Event> events(todo.size(), 0);
+  std::size_t mapped = 0, done = 0;
+  auto finalize = [&](std::size_t i) {
+    auto [p, e] = todo[i];
+    if (events[i]) {
+      be_.wait_event(events[i]);
+      be_.destroy_event(events[i]);
+      events[i] = 0;
     }
-    asleep_ = std::any_of(entries_.begin(), entries_.end(), [](const auto& kv) { return kv.second.by_sleep; });
+    e->by_sleep = false;
+    if (e->ext && readonly_label(alloc_.resident(reinterpret_cast<void*>(p)).label)) {
+      alloc_.set_readonly(reinterpret_cast<void*>(p), true);
+      e->clean = true;
+    } else {
+      give(*e);
+      entries_.erase(p);
+    }
+  };
+  auto settle = [&](bool all) {
+    for (; done < mapped && (all || !events[done] || be_.query_event(events[done])); ++done) finalize(done);
   };
   try {
     for (; mapped < todo.size(); ++mapped) {
@@ -244,20 +251,39 @@ WakeReport Residency::wake() {
       ++rep.allocations;
       if (e->ext) {
         be_.copy_to_device_async(p, host_.addr(*e->ext), e->bytes, h2d_);
+        events[mapped] = be_.record_event(h2d_);
         rep.restored += e->bytes;
       } else {
         rep.refilled += e->bytes;
       }
+      settle(false);
     }
+    settle(true);
   } catch (const Error& err) {
+    // What is back stays back once its bytes are; the rest stays asleep.
     try {
-      finish();
+      be_.synchronize_stream(h2d_);
+      if (mapped < todo.size() && !todo[mapped].second->evicted) {
+        // Mapped, but its copy was never queued: it goes back to sleep
+        // with its bytes still in the host tier, never with wrong ones.
+        auto [p, e] = todo[mapped];
+        if (events[mapped]) {
+          be_.destroy_event(events[mapped]);
+          events[mapped] = 0;
+        }
+        alloc_.evict(reinterpret_cast<void*>(p), /*release=*/true);
+        e->evicted = true;
+        ++st_.evicted_now;
+        st_.evicted_bytes_now += e->bytes;
+      }
+      settle(true);
     } catch (...) {
     }
-    throw_error(err.code(), "wake: " + std::to_string(mapped) + " of " + std::to_string(todo.size()) +
+    asleep_ = std::any_of(entries_.begin(), entries_.end(), [](const auto& kv) { return kv.second.by_sleep; });
+    throw_error(err.code(), "wake: " + std::to_string(done) + " of " + std::to_string(todo.size()) +
                                 " allocations are back, the rest stays asleep (wake again to retry): " + err.what());
   }
-  finish();
+  asleep_ = std::any_of(entries_.begin(), entries_.end(), [](const auto& kv) { return kv.second.by_sleep; });
   rep.seconds = seconds_since(t0);
   st_.bytes_restored += rep.restored;
   ++st_.wakes;
