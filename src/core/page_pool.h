@@ -165,7 +165,8 @@ class PagePool {
   std::size_t evict_span(const Span& s, bool release);
   // Maps pages at the holes of an evicted span again, with access `a`: free
   // pages that fit exactly first (at most reuse_max slots), new handles for
-  // the rest, as few as possible (up to restore_slots() slots each), and marks
+  // the rest, as few as possible (restore_slots() slots each and one for the
+  // remainder, of any size), and marks
   // them BUSY. Strong guarantee: on failure the slots stay holes.
   void restore_span(const Span& s, std::uint32_t reuse_max, prim::Access a, TakeInfo* info = nullptr);
   // An evicted span is freed: its slots stay holes; its view may become idle.

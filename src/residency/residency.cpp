@@ -143,7 +143,7 @@ SleepReport Residency::sleep(const std::vector<Select>& what) {
 
   SleepReport rep;
   auto evict_now = [&](Item& it) {
-    alloc_.evict(reinterpret_cast<void*>(it.r.ptr), /*release=*/true);
+    rep.released += alloc_.evict(reinterpret_cast<void*>(it.r.ptr), /*release=*/true);
     Entry& e = entries_[it.r.ptr];
     if (it.ext) {
       give(e);  // an old copy, if any, is stale
@@ -193,7 +193,7 @@ SleepReport Residency::sleep(const std::vector<Select>& what) {
     }
     throw;
   }
-  rep.released = alloc_.empty_cache();
+  rep.released += alloc_.empty_cache();
   rep.seconds = seconds_since(t0);
   st_.bytes_evicted += rep.offloaded + rep.kept + rep.discarded;
   st_.bytes_discarded += rep.discarded;
