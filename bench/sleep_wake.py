@@ -249,16 +249,20 @@ def main():
         return worker(args)
     results = []
     for w in args.workers.split(","):
-        cmd = [sys.executable, __file__, "--worker", w, "--layers", str(args.layers), "--cache-gib",
+        # "memlake:64M" runs memlake with MEMLAKE_TIER_HANDLE_SIZE=64M.
+        name, _, handle = w.partition(":")
+        env = dict(os.environ, **({"MEMLAKE_TIER_HANDLE_SIZE": handle} if handle else {}))
+        cmd = [sys.executable, __file__, "--worker", name, "--layers", str(args.layers), "--cache-gib",
                str(args.cache_gib), "--cycles", str(args.cycles)]
         t = time.perf_counter()
-        p = subprocess.run(cmd, capture_output=True, text=True)
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env)
         line = [x for x in p.stdout.splitlines() if x.startswith("RESULT ")]
         if p.returncode or not line:
             results.append({"worker": w, "error": (p.stderr or p.stdout)[-2000:]})
             print(f"== {w}: failed (rc {p.returncode})\n{p.stderr[-3000:]}", flush=True)
             continue
         r = json.loads(line[-1][7:])
+        r["worker"] = w
         r["wall_s"] = time.perf_counter() - t
         results.append(r)
         print(f"== {w}: " + json.dumps(r), flush=True)

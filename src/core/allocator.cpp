@@ -50,6 +50,7 @@ Allocator::Allocator(prim::Backend& backend, const Options& opts)
       cap_(opts.memory_cap),
       safe_(opts.guard || opts.quarantine > 0) {
   if (safe_ && backend.name() == "host") fault::install();
+  pool_.set_restore_handle(opts.tier_handle_size);
   unparked_.reserve(parked_.capacity() + 1);  // a free pushes out at most one; unpark() drains all
   if (opts_.small_max >= pool_.page_size())
     throw_error(Errc::invalid_argument, "small_max (" + std::to_string(opts_.small_max) +

@@ -18,7 +18,9 @@ PagePool::PagePool(prim::Backend& backend, Quiescer& quiescer, std::uint32_t han
       quiescer_(quiescer),
       page_(backend.granularity()),
       handle_slots_(std::max<std::uint32_t>(handle_slots, 1)),
-      large_slots_(large_slots > handle_slots_ && large_slots % handle_slots_ == 0 ? large_slots : 0) {}
+      large_slots_(large_slots > handle_slots_ && large_slots % handle_slots_ == 0 ? large_slots : 0) {
+  set_restore_handle(std::size_t{256} << 20);
+}
 
 PagePool::~PagePool() {
   for (View& w : views_) {
@@ -355,11 +357,11 @@ std::vector<PageId> PagePool::map_pages(std::uintptr_t va, std::vector<PageId> c
   const std::uint32_t missing = n - have;
   std::vector<std::uint32_t> sizes;  // slots of each new handle
   if (coarse) {
-    // A restore: the span is taken whole, so the fewest handles win (each
-    // costs a create, a map, its share of set-access, and later an unmap and
-    // a release; H200, 20 GiB of weights in 351 allocations: a sleep took
-    // 122 ms with power-of-two handles of at most 64 MiB): handles of
-    // restore_slots() and one of whatever remains.
+    // A restore: the span is taken whole, so few handles win (each costs a
+    // create, a map, its share of set-access, and later an unmap and a
+    // release; H200, 20 GiB of weights in 351 allocations: a sleep took 122
+    // ms with power-of-two handles of at most 64 MiB, 66 ms with these):
+    // handles of restore_slots() and one of whatever remains.
     std::uint32_t left = missing;
     for (; left >= restore_slots(); left -= restore_slots()) sizes.push_back(restore_slots());
     if (left) sizes.push_back(left);
@@ -815,13 +817,12 @@ std::size_t PagePool::release_free() {
   return released;
 }
 
-std::uint32_t PagePool::restore_slots() const {
-  // 1 GiB handles at most (and 1024 slots): the driver's cost is per handle
-  // (anchors.md: releasing 1 GiB in one handle takes 642 us, in 2 MiB ones
-  // 512 x 15 us), so larger ones gain little more.
-  constexpr std::size_t kRestoreHandleBytes = std::size_t{1} << 30;
-  if (handle_slots_ == 1) return 1;  // take_fit reads single-slot pages then
-  return static_cast<std::uint32_t>(std::clamp<std::size_t>(kRestoreHandleBytes / page_, handle_slots_, 1024));
+void PagePool::set_restore_handle(std::size_t bytes) {
+  // At most 1024 slots (the page record's limit). With single-slot growth
+  // pages, restores use them too: take_fit then reads single-slot pages.
+  if (handle_slots_ == 1) return;
+  const std::size_t slots = bytes / page_ / handle_slots_ * handle_slots_;
+  restore_slots_ = static_cast<std::uint32_t>(std::clamp<std::size_t>(slots, handle_slots_, 1024));
 }
 
 std::size_t PagePool::evict_span(const Span& s, bool release) {

@@ -173,8 +173,10 @@ class PagePool {
   void drop_evicted(const Span& s);
   // Sets the access of a live span's mappings in its own view (read-only weights).
   void protect_span(const Span& s, prim::Access a);
-  // The largest handle a restore creates, in slots.
-  std::uint32_t restore_slots() const;
+  // The largest handle a restore creates, in slots (set from the
+  // tier_handle_size option, rounded down to whole growth handles).
+  std::uint32_t restore_slots() const { return restore_slots_; }
+  void set_restore_handle(std::size_t bytes);
 
   // Full consistency check; throws Errc::internal naming the violation.
   void check() const;
@@ -287,6 +289,7 @@ class PagePool {
   const std::size_t page_;
   const std::uint32_t handle_slots_;
   const std::uint32_t large_slots_;  // 0: no second size
+  std::uint32_t restore_slots_ = 1;
   std::vector<Page> pages_;
   std::vector<PageId> free_page_ids_;
   std::vector<View> views_;
