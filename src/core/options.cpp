@@ -109,7 +109,7 @@ const std::vector<Entry>& entries() {
        [](Options& o, const std::string& v) { o.host_tier = parse_size(v); },
        [](const Options& o) { return size_str(o.host_tier); }},
       {{"tier_handle_size", "MEMLAKE_TIER_HANDLE_SIZE", "268435456",
-        "Residency: an allocation that comes back to the GPU (wake, restore) is mapped in handles of this size and one for the remainder (rounded to the handle size; at least one growth handle): fewer handles make the next sleep cheaper (the driver's unmap and release cost per handle)."},
+        "Residency: an allocation that comes back to the GPU (wake, restore) is mapped in power-of-two handles of at most this size (rounded down to a power of two of pages), largest first: fewer handles make the next sleep cheaper (the driver's unmap and release cost per handle)."},
        [](Options& o, const std::string& v) {
          const std::size_t n = parse_size(v);
          if (n == 0 || n > (std::size_t{2} << 30))
