@@ -1,5 +1,7 @@
 // memlake options [--markdown], memlake version
 #include <cstdio>
+#include <memory>
+#include <string>
 
 #include "cli.h"
 #include "core/options.h"
@@ -11,12 +13,14 @@ namespace {
 Action setup_options(CLI::App& app) {
   auto* sub = app.add_subcommand("options", "print the configuration table (the MEMLAKE_* variables)");
   auto markdown = std::make_shared<bool>(false);
-  sub->add_flag("--markdown", *markdown, "as a Markdown table (the README's)");
+  sub->add_flag("--markdown", *markdown, "as a Markdown table (the README's: scripts/readme_options.sh puts it there)");
   return [markdown] {
     if (*markdown) {
       std::printf("| key | environment variable | default | meaning |\n|---|---|---|---|\n");
-      for (const auto& o : option_table())
-        std::printf("| `%s` | `%s` | `%s` | %s |\n", o.key, o.env, o.default_value, o.doc);
+      for (const auto& o : option_table()) {
+        const std::string def = *o.default_value ? "`" + std::string(o.default_value) + "`" : "(empty)";
+        std::printf("| `%s` | `%s` | %s | %s |\n", o.key, o.env, def.c_str(), o.doc);
+      }
       return 0;
     }
     for (const auto& o : option_table())
