@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-  pkgs="cmake ninja-build g++ make zlib1g-dev libgtest-dev libbenchmark-dev libcli11-dev locales python3 python3-pytest"
+  pkgs="cmake ninja-build g++ make zlib1g-dev libgtest-dev libbenchmark-dev libcli11-dev locales pkgconf python3 python3-pytest python3-pip python3-setuptools python3-wheel"
   missing=""
   for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
   if [ -n "$missing" ]; then

@@ -466,7 +466,7 @@ size_t memlake_describe_address(unsigned long long addr, char* buf, size_t len) 
 }
 
 const char* memlake_last_error(void) { return t_last_error.c_str(); }
-const char* memlake_version(void) { return "0.1.0"; }
+const char* memlake_version(void) { return MEMLAKE_VERSION_STRING; }  // from VERSION (CMake)
 
 namespace {
 std::mutex g_default_mu;
