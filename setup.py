@@ -19,7 +19,6 @@ from setuptools.command.build_py import build_py
 from setuptools.dist import Distribution
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
-TARGETS = ["memlake", "memlake_cli"]
 
 
 def _build_dir():
@@ -31,20 +30,10 @@ def _build_dir():
         dev = os.path.join(ROOT, "build-python", "cmake")
         subprocess.check_call(["cmake", "-S", ROOT, "-B", dev, "-DCMAKE_BUILD_TYPE=Release",
                                "-DMEMLAKE_BUILD_TESTS=OFF", "-DMEMLAKE_BUILD_BENCHMARKS=OFF"])
-    targets = list(TARGETS)
-    if os.path.exists(os.path.join(dev, "libmemlake_preload.so")) or _configured_with_shim(dev):
-        targets.append("memlake_preload")
-    subprocess.check_call(["cmake", "--build", dev, "-j", str(os.cpu_count() or 2), "--target"] + targets)
+    # Everything the build has (a target list would not do: under Ninja the name "memlake"
+    # is the CLI's file, not the library's target).
+    subprocess.check_call(["cmake", "--build", dev, "-j", str(os.cpu_count() or 2)])
     return dev
-
-
-def _configured_with_shim(build):
-    try:
-        with open(os.path.join(build, "CMakeCache.txt")) as f:
-            return any(line.startswith("MEMLAKE_CUDA_INCLUDE:") and not line.rstrip().endswith("NOTFOUND")
-                       for line in f)
-    except OSError:
-        return False
 
 
 class BuildWithLibrary(build_py):
