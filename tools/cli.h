@@ -4,8 +4,9 @@
 //   MEMLAKE_CLI_COMMAND(50, setup_sim);   // 50: its place in `memlake --help`
 //
 // where `cli::Action setup_sim(CLI::App& app)` adds the subcommand (its options
-// and help) to `app` and returns what runs it once the line is parsed; the file
-// is added to MEMLAKE_CLI_SOURCES in CMakeLists.txt.
+// and help) to `app` and returns what runs it once the line is parsed. CMake
+// builds every tools/*_cmd.cpp into the command (a new file is found at the next
+// build), and CliEverySubcommandHasHelp checks its --help.
 #pragma once
 
 #include <CLI/CLI.hpp>
