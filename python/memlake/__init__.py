@@ -19,10 +19,22 @@ from ._native import lib as _lib
 
 __all__ = ["Allocator", "Error", "OutOfMemoryError", "InvalidArgumentError", "DriverError", "UnavailableError",
            "configure", "options", "stats", "reset_peak_stats", "empty_cache", "set_memory_cap", "summary",
-           "copy", "copy_forget", "version", "library_path"]
+           "copy", "copy_forget", "version", "library_path", "preload_library"]
 
 version = _lib.memlake_version().decode()
+__version__ = version  # the library's, which CMake takes from the repository's VERSION file
 library_path = _native.path
+
+
+def preload_library():
+    """Path of libmemlake_preload.so, the LD_PRELOAD shim, found next to libmemlake.so
+    (the wheel ships both in the package): `LD_PRELOAD=$(python3 -m memlake.preload_path) prog`."""
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(library_path)), "libmemlake_preload.so")
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"memlake: no libmemlake_preload.so beside {library_path} "
+                                "(it is built only where cuda.h was found)")
+    return path
 
 
 class Error(RuntimeError):

@@ -600,7 +600,7 @@ memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, mem
 }
 
 const char* memlake_last_error(void) { return t_last_error.c_str(); }
-const char* memlake_version(void) { return "0.1.0"; }
+const char* memlake_version(void) { return MEMLAKE_VERSION_STRING; }  // from VERSION (CMake)
 
 namespace {
 std::mutex g_default_mu;

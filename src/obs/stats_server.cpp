@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -48,7 +49,6 @@ double util(const core::Stats& s) {
 }
 
 std::uint64_t driver_calls(const core::Stats& s) { return s.calls.total_calls(); }
-std::uint64_t driver_us(const core::Stats& s) { return s.calls.total_ns() / 1000; }
 
 }  // namespace
 
@@ -67,6 +67,25 @@ std::string render_json(int pid, const std::vector<core::Stats>& s) {
   return o + "]}\n";
 }
 
+namespace {
+
+// Numbers in the exposition format whatever the served process's LC_NUMERIC
+// (printf's %f writes "0,75" under de_DE): std::to_chars, shortest round trip.
+std::string prom_number(double v) {
+  char b[64];
+  return std::string(b, std::to_chars(b, b + sizeof b, v).ptr);
+}
+
+std::string prom_number(std::uint64_t v) {
+  char b[32];
+  return std::string(b, std::to_chars(b, b + sizeof b, v).ptr);
+}
+
+}  // namespace
+
+// Names follow Prometheus' conventions: base units (bytes, seconds), counters
+// end in _total. One HELP and TYPE per family: `memlake stat --prometheus`
+// merges the families of several processes (tools/stat_cmd.cpp).
 std::string render_prometheus(int pid, const std::vector<core::Stats>& s) {
   std::string o;
   struct Metric {
@@ -74,39 +93,40 @@ std::string render_prometheus(int pid, const std::vector<core::Stats>& s) {
     const char* help;
     const char* type;
     std::uint64_t (*get)(const core::Stats&);
+    double per_unit;  // 0: an integer; else the value divided by this (nanoseconds per second)
   };
   static const Metric metrics[] = {
-      {"memlake_reserved_bytes", "Physical memory held", "gauge", [](const core::Stats& x) { return x.reserved.current; }},
-      {"memlake_reserved_bytes_peak", "Peak physical memory held", "gauge", [](const core::Stats& x) { return x.reserved.peak; }},
-      {"memlake_requested_bytes", "Bytes asked for by live allocations", "gauge", [](const core::Stats& x) { return x.requested.current; }},
-      {"memlake_requested_bytes_peak", "Peak bytes asked for", "gauge", [](const core::Stats& x) { return x.requested.peak; }},
-      {"memlake_mapped_bytes", "Virtual memory mapped", "gauge", [](const core::Stats& x) { return x.mapped.current; }},
-      {"memlake_active_allocations", "Live allocations", "gauge", [](const core::Stats& x) { return x.active.current; }},
-      {"memlake_largest_free_bytes", "Largest free block", "gauge", [](const core::Stats& x) { return x.largest_free; }},
-      {"memlake_stitched_views", "Stitched ranges", "gauge", [](const core::Stats& x) { return x.stitched_views; }},
-      {"memlake_allocations_total", "Allocations served", "counter", [](const core::Stats& x) { return x.num_allocs; }},
-      {"memlake_stitches_total", "Stitches made", "counter", [](const core::Stats& x) { return x.stitches; }},
+      {"memlake_reserved_bytes", "Physical memory held", "gauge", [](const core::Stats& x) { return x.reserved.current; }, 0},
+      {"memlake_reserved_bytes_peak", "Peak physical memory held", "gauge", [](const core::Stats& x) { return x.reserved.peak; }, 0},
+      {"memlake_requested_bytes", "Bytes asked for by live allocations", "gauge", [](const core::Stats& x) { return x.requested.current; }, 0},
+      {"memlake_requested_bytes_peak", "Peak bytes asked for", "gauge", [](const core::Stats& x) { return x.requested.peak; }, 0},
+      {"memlake_mapped_bytes", "Virtual memory mapped", "gauge", [](const core::Stats& x) { return x.mapped.current; }, 0},
+      {"memlake_active_allocations", "Live allocations", "gauge", [](const core::Stats& x) { return x.active.current; }, 0},
+      {"memlake_largest_free_bytes", "Largest free block", "gauge", [](const core::Stats& x) { return x.largest_free; }, 0},
+      {"memlake_stitched_views", "Stitched ranges", "gauge", [](const core::Stats& x) { return x.stitched_views; }, 0},
+      {"memlake_allocations_total", "Allocations served", "counter", [](const core::Stats& x) { return x.num_allocs; }, 0},
+      {"memlake_stitches_total", "Stitches made", "counter", [](const core::Stats& x) { return x.stitches; }, 0},
       {"memlake_repairs_total", "Idle cached views re-mapped in part instead of a new stitch", "counter",
-       [](const core::Stats& x) { return x.repairs; }},
-      {"memlake_slow_path_microseconds_total", "Time in requests no cached view served at once (driver calls included)",
-       "counter", [](const core::Stats& x) { return x.slow_path_ns / 1000; }},
-      {"memlake_host_microseconds_total", "Time inside allocations and frees (slow paths and driver calls included)",
-       "counter", [](const core::Stats& x) { return x.host_ns / 1000; }},
-      {"memlake_ooms_total", "Out-of-memory failures", "counter", [](const core::Stats& x) { return x.num_ooms; }},
-      {"memlake_driver_calls_total", "Primitive (driver) calls", "counter", [](const core::Stats& x) { return driver_calls(x); }},
-      {"memlake_driver_call_microseconds_total", "Wall-clock time inside primitive (driver) calls", "counter",
-       [](const core::Stats& x) { return driver_us(x); }},
+       [](const core::Stats& x) { return x.repairs; }, 0},
+      {"memlake_slow_path_seconds_total", "Time in requests no cached view served at once (driver calls included)",
+       "counter", [](const core::Stats& x) { return x.slow_path_ns; }, 1e9},
+      {"memlake_host_seconds_total", "Time inside allocations and frees (slow paths and driver calls included)",
+       "counter", [](const core::Stats& x) { return x.host_ns; }, 1e9},
+      {"memlake_ooms_total", "Out-of-memory failures", "counter", [](const core::Stats& x) { return x.num_ooms; }, 0},
+      {"memlake_driver_calls_total", "Primitive (driver) calls", "counter", [](const core::Stats& x) { return driver_calls(x); }, 0},
+      {"memlake_driver_call_seconds_total", "Wall-clock time inside primitive (driver) calls", "counter",
+       [](const core::Stats& x) { return x.calls.total_ns(); }, 1e9},
+  };
+  auto labels = [pid](const core::Stats& x) {
+    return "{pid=\"" + std::to_string(pid) + "\",device=\"" + std::to_string(x.device) + "\",backend=\"" + x.backend + "\"} ";
   };
   for (const Metric& m : metrics) {
     appendf(o, "# HELP %s %s\n# TYPE %s %s\n", m.name, m.help, m.name, m.type);
     for (const core::Stats& x : s)
-      appendf(o, "%s{pid=\"%d\",device=\"%d\",backend=\"%s\"} %llu\n", m.name, pid, x.device, x.backend.c_str(),
-              static_cast<unsigned long long>(m.get(x)));
+      o += m.name + labels(x) + (m.per_unit ? prom_number(static_cast<double>(m.get(x)) / m.per_unit) : prom_number(m.get(x))) + "\n";
   }
-  appendf(o, "# HELP memlake_utilization Peak requested / peak reserved\n# TYPE memlake_utilization gauge\n");
-  for (const core::Stats& x : s)
-    appendf(o, "memlake_utilization{pid=\"%d\",device=\"%d\",backend=\"%s\"} %.6f\n", pid, x.device, x.backend.c_str(),
-            util(x));
+  o += "# HELP memlake_utilization Peak requested / peak reserved\n# TYPE memlake_utilization gauge\n";
+  for (const core::Stats& x : s) o += "memlake_utilization" + labels(x) + prom_number(util(x)) + "\n";
   return o;
 }
 
