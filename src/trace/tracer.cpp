@@ -27,7 +27,8 @@ struct Registry {
   std::thread flusher;               // flushes every tracer every second
   bool flusher_running = false;
   int wake[2] = {-1, -1};            // wakes the flusher: 's' stop, 't' SIGTERM
-  std::atomic<pid_t> flusher_tid{0};
+  std::atomic<pid_t> flusher_tid{0};     // set by the flusher once it runs
+  std::atomic<bool> flusher_alive{false};  // started (perhaps not yet running), not stopped
   std::atomic<std::uint64_t> term_requests{0}, term_done{0};
   struct sigaction prev_term{};
   bool term_default_kills = false;   // the chained disposition is SIG_DFL: closing is safe
@@ -73,7 +74,7 @@ void flusher_loop() {
 void on_term(int sig, siginfo_t* info, void* ctx) {
   const int saved = errno;
   Registry& r = reg();
-  if (r.wake[1] >= 0 && r.flusher_tid.load() != 0 && r.flusher_tid.load() != gettid_safe()) {
+  if (r.flusher_alive.load() && r.flusher_tid.load() != gettid_safe()) {
     const std::uint64_t ticket = r.term_requests.fetch_add(1) + 1;
     const char c = 't';
     (void)!::write(r.wake[1], &c, 1);
@@ -106,6 +107,7 @@ void close_all_at_exit() {
       (void)!::write(r.wake[1], &c, 1);
       flusher = std::move(r.flusher);
       r.flusher_running = false;
+      r.flusher_alive = false;
     }
   }
   if (flusher.joinable()) flusher.join();
@@ -124,6 +126,7 @@ void start_flusher_locked(Registry& r) {  // r.mu held
   r.flusher_tid = 0;
   r.flusher = std::thread(flusher_loop);
   r.flusher_running = true;
+  r.flusher_alive = true;
 }
 
 // SIGTERM: memlake's handler, chaining to the disposition it replaced. Checked
@@ -166,6 +169,7 @@ void child_after_fork() {
   if (r.flusher_running) {
     new (&r.flusher) std::thread();  // the old handle names a thread of the parent: forget it, call nothing on it
     r.flusher_running = false;
+    r.flusher_alive = false;
   }
   if (r.wake[0] >= 0) {  // the parent's pipe: a flusher of this process gets its own
     ::close(r.wake[0]);
