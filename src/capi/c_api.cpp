@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -383,9 +384,23 @@ size_t memlake_stats_json(memlake_allocator* a, char* buf, size_t len) {
 memlake_status memlake_copy(memlake_allocator* a, void* dst, const void* src, size_t nbytes, int device, void* stream) {
   if (!a || !dst || !src) return null_arg("allocator, dst or src");
   return guarded([&] {
+    using memlake::Errc;
+    if (device < 0) memlake::throw_error(Errc::invalid_argument, "memlake_copy: device " + std::to_string(device) + " < 0");
+    if (nbytes == 0) return;
+    const auto d0 = reinterpret_cast<std::uintptr_t>(dst), s0 = reinterpret_cast<std::uintptr_t>(src);
+    if (nbytes > UINTPTR_MAX - d0 || nbytes > UINTPTR_MAX - s0 || (d0 < s0 + nbytes && s0 < d0 + nbytes))
+      memlake::throw_error(Errc::invalid_argument, "memlake_copy: " + std::to_string(nbytes) + " bytes from " +
+                                                       memlake::hex_ptr(s0) + " to " + memlake::hex_ptr(d0) +
+                                                       " wrap around the address space or overlap");
     memlake::prim::Backend& be = a->device(device).backend();
     using K = memlake::prim::Backend::PointerKind;
     const K dk = be.pointer_kind(dst), sk = be.pointer_kind(src);
+    // The device range must end in device memory too (a length past the allocation is misuse, not a fault).
+    const void* dlast = reinterpret_cast<const void*>((dk == K::device ? d0 : s0) + nbytes - 1);
+    if ((dk == K::device) != (sk == K::device) && be.pointer_kind(dlast) != K::device)
+      memlake::throw_error(Errc::invalid_argument, "memlake_copy: " + std::to_string(nbytes) + " bytes from device address " +
+                                                       memlake::hex_ptr(dk == K::device ? d0 : s0) +
+                                                       " run past device memory");
     memlake::io::MultiPath* const mp = a->multipath_for(device);
     const auto dptr = reinterpret_cast<std::uintptr_t>(dk == K::device ? dst : src);
     if (dk == K::device && sk != K::device) {
