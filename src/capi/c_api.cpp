@@ -5,6 +5,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -586,7 +587,16 @@ std::vector<memlake::core::Stats> served_stats() {
 
 void serve_stats(memlake_allocator* a) {
   std::lock_guard<std::mutex> g(g_served_mu);
-  if (!g_server) g_server = std::make_unique<memlake::obs::StatsServer>(served_stats);  // may throw: nothing changed
+  if (!g_server) {
+    // A runtime directory that is not private (another user's /tmp/memlake-UID)
+    // costs the statistics, not the allocator: warn once, create it anyway.
+    try {
+      g_server = std::make_unique<memlake::obs::StatsServer>(served_stats);
+    } catch (const memlake::Error& e) {
+      static std::atomic<bool> warned{false};
+      if (!warned.exchange(true)) std::fprintf(stderr, "memlake: stats server not started: %s\n", e.what());
+    }
+  }
   g_served.push_back(a);
 }
 
