@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -181,7 +182,7 @@ Reader::Reader(const std::string& path, ReaderOptions opts) : path_(path), opts_
   file_size_ = static_cast<std::uint64_t>(st.st_size);
   gz_ = gzopen(path.c_str(), "rb");
   if (!gz_) throw_error(Errc::invalid_argument, "cannot open trace '" + path + "'");
-  gzbuffer(static_cast<gzFile>(gz_), 1 << 18);
+  gzbuffer(static_cast<gzFile>(gz_), std::max(opts_.buffer_bytes, 1024u));
   try {
     read_header();
   } catch (...) {

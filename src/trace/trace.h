@@ -41,6 +41,7 @@ struct ReaderOptions {
   // A gzip file cut short ends the trace at its last whole line (truncated()
   // says so) instead of throwing: for the prefix a killed process leaves.
   bool allow_truncated = false;
+  unsigned buffer_bytes = 1u << 18;  // zlib's input buffer (the output one is twice that)
 };
 
 class Reader {
