@@ -373,7 +373,11 @@ size_t memlake_stats_json(memlake_allocator* a, char* buf, size_t len) {
       first = false;
     }
   });
-  j += "]}";
+  j += "]";
+  if (a->tracer)  // MEMLAKE_TRACE's health: a failed write is not silent
+    j += std::string(",\"trace\":{\"write_failed\":") + (a->tracer->write_failed() ? "true" : "false") +
+         ",\"events_lost\":" + std::to_string(a->tracer->events_lost()) + "}";
+  j += "}";
   if (buf && len) {
     std::size_t n = std::min(len - 1, j.size());
     std::memcpy(buf, j.data(), n);

@@ -89,3 +89,17 @@ def test_trace_of_a_process_named_by_pid_and_rank(tmp_path):
     with gzip.open(name, "rt") as f:
         lines = f.read().splitlines()
     assert [l.split(",")[2] for l in lines[1:]] == ["allocate", "free"]
+
+
+def test_trace_write_errors_show_in_stats(capfd):
+    import os
+    if not os.access("/dev/full", os.W_OK):
+        pytest.skip("no /dev/full")
+    with memlake.Allocator(backend="host", trace="/dev/full") as a:
+        assert a.stats_json()["trace"] == {"write_failed": False, "events_lost": 0}
+        for _ in range(2000):
+            a.free(a.alloc(4096))
+        t = a.stats_json()["trace"]
+        assert t["write_failed"] is True and t["events_lost"] > 0
+    err = capfd.readouterr().err
+    assert err.count("memlake: trace /dev/full: write: No space left on device") == 1, err
