@@ -393,10 +393,10 @@ memlake_status memlake_copy(memlake_allocator* a, void* dst, const void* src, si
     if (device < 0) memlake::throw_error(Errc::invalid_argument, "memlake_copy: device " + std::to_string(device) + " < 0");
     if (nbytes == 0) return;
     const auto d0 = reinterpret_cast<std::uintptr_t>(dst), s0 = reinterpret_cast<std::uintptr_t>(src);
-    if (nbytes > UINTPTR_MAX - d0 || nbytes > UINTPTR_MAX - s0 || (d0 < s0 + nbytes && s0 < d0 + nbytes))
+    if (nbytes > UINTPTR_MAX - d0 || nbytes > UINTPTR_MAX - s0)
       memlake::throw_error(Errc::invalid_argument, "memlake_copy: " + std::to_string(nbytes) + " bytes from " +
                                                        memlake::hex_ptr(s0) + " to " + memlake::hex_ptr(d0) +
-                                                       " wrap around the address space or overlap");
+                                                       " wrap around the address space");
     memlake::prim::Backend& be = a->device(device).backend();
     using K = memlake::prim::Backend::PointerKind;
     const K dk = be.pointer_kind(dst), sk = be.pointer_kind(src);
@@ -406,6 +406,9 @@ memlake_status memlake_copy(memlake_allocator* a, void* dst, const void* src, si
       memlake::throw_error(Errc::invalid_argument, "memlake_copy: " + std::to_string(nbytes) + " bytes from device address " +
                                                        memlake::hex_ptr(dk == K::device ? d0 : s0) +
                                                        " run past device memory");
+    if (d0 < s0 + nbytes && s0 < d0 + nbytes)
+      memlake::throw_error(Errc::invalid_argument, "memlake_copy: the " + std::to_string(nbytes) + " bytes at " +
+                                                       memlake::hex_ptr(s0) + " and " + memlake::hex_ptr(d0) + " overlap");
     memlake::io::MultiPath* const mp = a->multipath_for(device);
     const auto dptr = reinterpret_cast<std::uintptr_t>(dk == K::device ? dst : src);
     if (dk == K::device && sk != K::device) {
