@@ -90,7 +90,7 @@ const std::vector<Entry>& entries() {
        [](Options& o, const std::string& v) { o.host_memory_limit = parse_size(v); },
        [](const Options& o) { return size_str(o.host_memory_limit); }},
       {{"trace", "MEMLAKE_TRACE", "",
-        "Write every allocation and free to this file as an RMM-style log (Thread,Time,Action,Pointer,Size,Stream; '.gz' compresses), for `memlake replay`. Empty = off."},
+        "Write every allocation and free to this file as an RMM-style log (Thread,Time,Action,Pointer,Size,Stream; '.gz' compresses), for `memlake replay`. '%p' in the path becomes the pid, '%r' the rank (RANK, else LOCAL_RANK, else 0). Created 0600; a symbolic link there is refused. Flushed every second and on SIGTERM. Empty = off."},
        [](Options& o, const std::string& v) { o.trace = v; },
        [](const Options& o) { return o.trace; }},
       {{"copy_threads", "MEMLAKE_COPY_THREADS", "0",
