@@ -24,8 +24,10 @@ struct Registry {
   std::mutex mu;
   std::vector<Tracer*> tracers;
   bool closed_at_exit = false;       // the exit hook ran: nothing to flush any more
-  std::thread flusher;               // flushes every tracer every second
+  std::thread flusher;               // flushes every tracer every second, while there are tracers
   bool flusher_running = false;
+  std::uint64_t flusher_gen = 0;     // of the latest flusher started
+  std::uint64_t stopped_gen = 0;     // flushers of this generation and older exit
   int wake[2] = {-1, -1};            // wakes the flusher: 's' stop, 't' SIGTERM
   std::atomic<pid_t> flusher_tid{0};     // set by the flusher once it runs
   std::atomic<bool> flusher_alive{false};  // started (perhaps not yet running), not stopped
@@ -41,32 +43,42 @@ Registry& reg() {
 
 pid_t gettid_safe() { return static_cast<pid_t>(::syscall(SYS_gettid)); }
 
-void flusher_loop() {
+void flusher_loop(std::uint64_t gen) {
   Registry& r = reg();
   r.flusher_tid = gettid_safe();
   for (;;) {
     pollfd p{r.wake[0], POLLIN, 0};
     const int n = ::poll(&p, 1, 1000);
-    bool stop = false, term = false;
+    bool term = false;
     if (n > 0) {
       char buf[16];
       const ssize_t got = ::read(r.wake[0], buf, sizeof buf);
-      for (ssize_t i = 0; i < got; ++i) {
-        if (buf[i] == 's') stop = true;
+      for (ssize_t i = 0; i < got; ++i)
         if (buf[i] == 't') term = true;
-      }
     }
-    {
-      std::lock_guard<std::mutex> g(r.mu);
-      const std::uint64_t asked = r.term_requests.load();
-      for (Tracer* t : r.tracers) {
-        if (term && r.term_default_kills) t->close();  // the process ends now: a complete file
-        else t->flush();
-      }
-      if (term) r.term_done = asked;
+    std::lock_guard<std::mutex> g(r.mu);
+    // Stopping is decided under the lock (a wake-up byte only shortens the
+    // wait): a newer flusher that took the byte does not leave this one running.
+    if (gen <= r.stopped_gen) return;
+    const std::uint64_t asked = r.term_requests.load();
+    for (Tracer* t : r.tracers) {
+      if (term && r.term_default_kills) t->close();  // the process ends now: a complete file
+      else t->flush();
     }
-    if (stop) return;
+    if (term) r.term_done = asked;
   }
+}
+
+// Stops the flusher (r.mu held); the caller joins the returned thread
+// without the lock.
+std::thread stop_flusher_locked(Registry& r) {
+  if (!r.flusher_running) return {};
+  r.stopped_gen = r.flusher_gen;
+  r.flusher_running = false;
+  r.flusher_alive = false;
+  const char c = 's';
+  (void)!::write(r.wake[1], &c, 1);
+  return std::move(r.flusher);
 }
 
 // SIGTERM: let the flusher write every trace out, wait for it (bounded, with
@@ -102,13 +114,7 @@ void close_all_at_exit() {
     std::lock_guard<std::mutex> g(r.mu);
     r.closed_at_exit = true;
     for (Tracer* t : r.tracers) t->close();
-    if (r.flusher_running) {
-      const char c = 's';
-      (void)!::write(r.wake[1], &c, 1);
-      flusher = std::move(r.flusher);
-      r.flusher_running = false;
-      r.flusher_alive = false;
-    }
+    flusher = stop_flusher_locked(r);
   }
   if (flusher.joinable()) flusher.join();
 }
@@ -124,7 +130,7 @@ void start_flusher_locked(Registry& r) {  // r.mu held
   if (r.flusher_running || r.closed_at_exit) return;
   if (r.wake[0] < 0 && ::pipe2(r.wake, O_CLOEXEC | O_NONBLOCK) != 0) return;  // no flusher: flushed at exit only
   r.flusher_tid = 0;
-  r.flusher = std::thread(flusher_loop);
+  r.flusher = std::thread(flusher_loop, ++r.flusher_gen);
   r.flusher_running = true;
   r.flusher_alive = true;
 }
@@ -219,6 +225,7 @@ Tracer::Tracer(const std::string& path)
 }
 
 Tracer::~Tracer() {
+  std::thread flusher;
   {
     Registry& r = reg();
     std::lock_guard<std::mutex> g(r.mu);  // the flusher holds it while it touches tracers
@@ -227,7 +234,11 @@ Tracer::~Tracer() {
         r.tracers.erase(it);
         break;
       }
+    // No thread lingers once the last trace is gone (a process that forks
+    // later, or a sanitizer, finds it single-threaded again).
+    if (r.tracers.empty()) flusher = stop_flusher_locked(r);
   }
+  if (flusher.joinable()) flusher.join();
   if (orphaned_) {
     (void)w_.release();  // the parent's stream: neither flushed nor closed here
     return;
