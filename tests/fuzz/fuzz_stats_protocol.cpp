@@ -23,12 +23,18 @@ std::vector<memlake::core::Stats> stats() {
   return {s};
 }
 
+struct Served {
+  std::string dir = "/tmp/memlake_fuzz_" + std::to_string(::getpid());
+  std::unique_ptr<memlake::obs::StatsServer> srv = std::make_unique<memlake::obs::StatsServer>(stats, dir, 200);
+  ~Served() {
+    srv.reset();  // removes its socket
+    ::rmdir(dir.c_str());
+  }
+};
+
 memlake::obs::StatsServer& server() {
-  static std::unique_ptr<memlake::obs::StatsServer> srv = [] {
-    const std::string dir = "/tmp/memlake_fuzz_" + std::to_string(::getpid());
-    return std::make_unique<memlake::obs::StatsServer>(stats, dir, 200);
-  }();
-  return *srv;
+  static Served s;
+  return *s.srv;
 }
 }  // namespace
 
