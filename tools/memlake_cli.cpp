@@ -346,11 +346,13 @@ int cmd_bench(const std::vector<std::string>& args) {
 
 }  // namespace
 
+int cmd_sim(const std::vector<std::string>& args);  // tools/sim_cmd.cpp
 int main(int argc, char** argv) {
   if (argc < 2) return usage_error("no command");
   std::string cmd = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
   if (cmd == "replay") return cmd_replay(args);
+  if (cmd == "sim") return cmd_sim(args);
   if (cmd == "bench") return cmd_bench(args);
   if (cmd == "stat") return cmd_stat(args, false);
   if (cmd == "top") return cmd_stat(args, true);
