@@ -23,13 +23,14 @@ struct TState {
   Loc loc = Loc::None;
   std::int8_t moving = 0;  // +1 coming to the GPU, -1 leaving it
   bool pending = false;    // a prefetch waits for room
+  Loc copy = Loc::None;    // keep_copies: a valid copy below the GPU
   long long stamp = -1;    // last use (global kernel counter), for LRU
 };
 
 class Sim {
  public:
   Sim(const Profile& p, const Machine& m, const Schedule& s) : p_(p), m_(m), s_(s), st_(p.tensors.size()) {
-    cap_ = s.unlimited_gpu ? std::numeric_limits<std::uint64_t>::max() : m.gpu_bytes;
+    cap_ = s.unlimited_gpu ? (std::uint64_t{1} << 62) : m.gpu_bytes;
     at_.resize(p.kernels.size());
     for (std::size_t i = 0; i < s.moves.size(); ++i) {
       const Move& mv = s.moves[i];
@@ -73,6 +74,8 @@ class Sim {
 
 
   std::uint64_t bytes(TensorId t) const { return p_.tensors[t].bytes; }
+  // Signed: with UVM pipelining a fetch may start before its room is free.
+  std::int64_t free_bytes() const { return static_cast<std::int64_t>(cap_) - static_cast<std::int64_t>(gpu_used_); }
 
   void note_gpu() { r_.peak_gpu_bytes = std::max(r_.peak_gpu_bytes, gpu_used_); }
   void note_host() { r_.peak_host_bytes = std::max(r_.peak_host_bytes, host_used_); }
@@ -81,7 +84,7 @@ class Sim {
     for (std::size_t t = 0; t < p_.tensors.size(); ++t) {
       if (!p_.tensors[t].persistent) continue;
       const std::uint64_t b = p_.tensors[t].bytes;
-      if (cap_ - gpu_used_ >= b) {
+      if (free_bytes() >= static_cast<std::int64_t>(b)) {
         st_[t].loc = Loc::Gpu;
         gpu_used_ += b;
       } else if (m_.host_bytes - host_used_ >= b) {
@@ -156,7 +159,8 @@ class Sim {
     s.moving = 0;
     if (q == HostIn || q == SsdIn) {
       s.loc = Loc::Gpu;
-      if (q == HostIn) host_used_ -= b;
+      if (s_.keep_copies) s.copy = q == HostIn ? Loc::Host : Loc::Ssd;
+      else if (q == HostIn) host_used_ -= b;
       if (measuring_) {
         (q == HostIn ? r_.from_host : r_.from_ssd) += b;
         if (x.demand) r_.demand_fetch_bytes += b;
@@ -186,6 +190,13 @@ class Sim {
   void start_out(TensorId t, Tier tier, bool demand) {
     TState& s = st_[t];
     const std::uint64_t b = bytes(t);
+    if (s.copy != Loc::None) {  // unchanged since fetched: drop the GPU pages
+      s.loc = s.copy;
+      s.copy = Loc::None;
+      gpu_used_ -= b;
+      if (measuring_) r_.dropped_clean += b;
+      return;
+    }
     if (tier == Tier::Host && m_.host_bytes - host_used_ < b) tier = Tier::Ssd;
     s.moving = -1;
     if (tier == Tier::Host) {
@@ -193,6 +204,12 @@ class Sim {
       note_host();
     }
     enqueue(tier == Tier::Host ? HostOut : SsdOut, t, demand);
+  }
+
+  void drop_copy(TensorId t) {
+    TState& s = st_[t];
+    if (s.copy == Loc::Host) host_used_ -= bytes(t);
+    s.copy = Loc::None;
   }
 
   void start_in(TensorId t, bool demand) {
@@ -219,12 +236,19 @@ class Sim {
         ++it;
         continue;
       }
-      if (cap_ - gpu_used_ < bytes(t)) {
+      if (free_bytes() < static_cast<std::int64_t>(bytes(t))) {
         // UVM-style: a prefetch makes room by evicting victims.
-        if (!s_.prefetch_evicts || cap_ - gpu_used_ + leaving() >= bytes(t)) return;
-        TensorId v = pick_victim(cur_k_, 0);
-        if (v < 0) return;
-        start_out(v, Tier::Host, true);
+        if (!s_.prefetch_evicts) return;
+        if (free_bytes() + static_cast<std::int64_t>(leaving()) >= static_cast<std::int64_t>(bytes(t))) {
+          if (!m_.overlap_arrivals) return;
+        } else {
+          TensorId v = pick_victim(cur_k_, 0);
+          if (v < 0) return;
+          start_out(v, Tier::Host, true);
+          continue;
+        }
+        it = pending_.erase(it);
+        start_in(t, false);
         continue;
       }
       it = pending_.erase(it);
@@ -271,20 +295,35 @@ class Sim {
 
   [[noreturn]] void no_room(int k, std::uint64_t want) const {
     std::string m;
-    appendf(m, "kernel %d (%s) cannot run: it needs %s on the GPU at once, more than the %s there",
-            k, p_.kernels[k].name.c_str(), format_bytes(p_.working_set(k)).c_str(), format_bytes(cap_).c_str());
-    (void)want;
+    std::uint64_t resident = 0, in_flight = 0;
+    for (std::size_t t = 0; t < st_.size(); ++t) {
+      if (st_[t].loc == Loc::Gpu && !st_[t].moving) resident += bytes(static_cast<TensorId>(t));
+      if (st_[t].moving) in_flight += bytes(static_cast<TensorId>(t));
+    }
+    appendf(m, "kernel %d (%s) cannot run: it needs %s more on the GPU, and nothing there can leave "
+            "(its working set %s, GPU %s, resident %s, in flight %s, accounted %s)",
+            k, p_.kernels[k].name.c_str(), format_bytes(want).c_str(), format_bytes(p_.working_set(k)).c_str(),
+            format_bytes(cap_).c_str(), format_bytes(resident).c_str(), format_bytes(in_flight).c_str(),
+            format_bytes(gpu_used_).c_str());
     throw_error(Errc::out_of_memory, m);
   }
 
-  void make_room(std::uint64_t want, int k, long long g) {
-    while (cap_ - gpu_used_ < want) {
-      if (cap_ - gpu_used_ + leaving() < want) {
+  // Room for `want` more bytes. With UVM semantics, pages are freed as the
+  // victims' copies progress, so a fetch may start against bytes that are
+  // still leaving (memory is pipelined page by page, as in G10's simulator).
+  // Room for tensor `for_t` (want bytes); done early if a prefetch brought
+  // it meanwhile.
+  void make_room(std::uint64_t want, int k, long long g, TensorId for_t) {
+    while (free_bytes() < static_cast<std::int64_t>(want)) {
+      if (st_[for_t].moving > 0 || (st_[for_t].loc == Loc::Gpu && !st_[for_t].moving)) return;
+      if (free_bytes() + static_cast<std::int64_t>(leaving()) < static_cast<std::int64_t>(want)) {
         TensorId v = pick_victim(k, g);
         if (v >= 0) {
           start_out(v, Tier::Host, true);
           continue;
         }
+      } else if (m_.overlap_arrivals) {
+        return;
       }
       if (!anything_moving()) no_room(k, want);
       advance(std::numeric_limits<double>::infinity(), true);
@@ -334,12 +373,12 @@ class Sim {
           advance(now_ + m_.fault_latency_s, false);
         }
         if (s.loc == Loc::None) {
-          make_room(bytes(t), k, g);
+          make_room(bytes(t), k, g, t);
           s.loc = Loc::Gpu;
           gpu_used_ += bytes(t);
           note_gpu();
         } else {
-          make_room(bytes(t), k, g);
+          make_room(bytes(t), k, g, t);
           if (s.loc == Loc::Gpu) continue;  // arrived meanwhile
           if (!s.moving) start_in(t, true);
         }
@@ -354,7 +393,10 @@ class Sim {
     }
     if (measuring_) r_.stall_s += now_ - ready;
 
-    for (TensorId t : used) st_[t].stamp = g;
+    for (TensorId t : used) {
+      st_[t].stamp = g;
+      if (st_[t].loc != Loc::Gpu || st_[t].moving) ++r_.launched_missing;
+    }
     advance(now_ + p_.kernels[k].seconds, false);
     // UVM: the kernel also ends no earlier than its inputs' arrival.
     const double run_end = now_;
@@ -365,11 +407,14 @@ class Sim {
       advance(std::numeric_limits<double>::infinity(), true);
     }
     if (measuring_) r_.stall_s += now_ - run_end;
+    // A write makes a kept copy stale.
+    for (TensorId t : p_.kernels[k].writes) drop_copy(t);
     // Free what dies here.
     for (TensorId t : used) {
       if (p_.tensors[t].persistent || p_.last_use(t) != k) continue;
       TState& s = st_[t];
       if (s.loc == Loc::Gpu && !s.moving) gpu_used_ -= bytes(t);
+      drop_copy(t);
       s.loc = Loc::None;
       s.pending = false;
     }

@@ -32,8 +32,13 @@ struct SimResult {
   std::uint64_t demand_fetch_bytes = 0;  // part of from_* fetched on demand
   std::uint64_t demand_evict_bytes = 0;  // part of to_* evicted on demand
   std::uint64_t faults = 0;              // kernels that found a tensor missing
+  std::uint64_t dropped_clean = 0;       // evictions that only dropped pages (keep_copies)
   std::uint64_t peak_gpu_bytes = 0;
   std::uint64_t peak_host_bytes = 0;
+  // Audits (both iterations): kernels launched with a tensor not on the GPU
+  // (only possible with overlap_arrivals), and whether GPU memory ever went
+  // over its size (only with overlap_arrivals, where pages are pipelined).
+  std::uint64_t launched_missing = 0;
   double fraction_of_ideal() const { return iteration_s > 0 ? ideal_s / iteration_s : 0; }
 };
 
