@@ -25,12 +25,13 @@ namespace {
 
 class G10Planner final : public Planner {
  public:
+  explicit G10Planner(G10Knobs k) : k_(k) {}
   const char* name() const override { return "g10"; }
   Schedule plan(const Profile& p, const Machine& m) const override {
     Schedule s;
     s.victim = VictimRule::LeastRecentlyUsed;
     s.prefetch_evicts = true;
-    PlanState ps(p, m, 0.99);
+    PlanState ps(p, m, k_.target_fraction);
     if (ps.fits()) return s;
     auto intervals = inactive_intervals(p);
     struct Rec {
@@ -84,7 +85,7 @@ class G10Planner final : public Planner {
       const std::uint64_t b = p.tensors[iv.tensor].bytes;
       const double ssd_move = ssd_move_seconds(m, b);
       const double cpu_move = host_move_seconds(m, b);
-      const double ssd_safe = 2.5 * ssd_move, cpu_safe = 2.5 * cpu_move;
+      const double ssd_safe = k_.safety * ssd_move, cpu_safe = k_.safety * cpu_move;
       if (iv.seconds > ssd_safe) {
         if (!iv.looped) {
           const int ideal_clear = ps.index_at_time(p.start(iv.start) + ssd_move, iv.start, iv.end);
@@ -140,6 +141,7 @@ class G10Planner final : public Planner {
   }
 
  private:
+  G10Knobs k_;
   // A weight's gap across the iteration boundary: timed by latency and
   // bandwidth alone (no budget), as G10 does.
   static void plan_looped(const Profile& p, PlanState& ps, Schedule& s, const Interval& iv, double move, Tier tier) {
@@ -157,6 +159,6 @@ class G10Planner final : public Planner {
 
 }  // namespace
 
-std::unique_ptr<Planner> make_g10_planner() { return std::make_unique<G10Planner>(); }
+std::unique_ptr<Planner> make_g10_planner(G10Knobs knobs) { return std::make_unique<G10Planner>(knobs); }
 
 }  // namespace memlake::plan

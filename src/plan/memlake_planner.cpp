@@ -167,14 +167,22 @@ class MemlakePlanner final : public Planner {
     best.victim = VictimRule::FurthestNextUse;
     if (p.peak_live_bytes() <= m.gpu_bytes) return best;
     double best_s = simulate(p, m, best).iteration_s;
-    for (double f : {0.97}) {
-      for (bool uvm : {true, false}) {
-        Schedule c = belady_sweep(p, m, f);
-        c.victim = VictimRule::FurthestNextUse;
-        c.prefetch_evicts = uvm;
-        double t = simulate(p, m, c).iteration_s;
-        if (t < best_s) best_s = t, best = std::move(c);
-      }
+    auto consider = [&](Schedule c) {
+      const double t = simulate(p, m, c).iteration_s;
+      if (t < best_s) best_s = t, best = std::move(c);
+    };
+    // G10's greedy at other memory targets: a lower line makes it move more,
+    // earlier; which is best depends on the workload and the machine.
+    for (double target : {0.6, 0.75, 0.9, 0.95, 1.0}) {
+      Schedule c = make_g10_planner({target, 2.5})->plan(p, m);
+      c.victim = VictimRule::FurthestNextUse;
+      consider(std::move(c));
+    }
+    for (bool uvm : {true, false}) {
+      Schedule c = belady_sweep(p, m, 0.97);
+      c.victim = VictimRule::FurthestNextUse;
+      c.prefetch_evicts = uvm;
+      consider(std::move(c));
     }
     return best;
   }
