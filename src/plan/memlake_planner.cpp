@@ -21,10 +21,6 @@
 namespace memlake::plan {
 namespace {
 
-Schedule belady_sweep(const Profile& p, const Machine& m, double fraction);
-}  // namespace
-Schedule belady_sweep_test(const Profile& p, const Machine& m, double f) { return belady_sweep(p, m, f); }
-namespace {
 Schedule belady_sweep(const Profile& p, const Machine& m, double fraction) {
   const int K = static_cast<int>(p.kernels.size());
   const int G = 2 * K;  // two iterations
@@ -35,16 +31,11 @@ Schedule belady_sweep(const Profile& p, const Machine& m, double fraction) {
   // third for persistent tensors); -1 if none.
   auto next_use = [&](TensorId t, int g) {
     const int it = g / K, k = g % K;
-    int n = p.next_use(t, k);
+    const int n = p.next_use(t, k);
     if (n >= 0) return it * K + n;
-    if (p.tensors[t].persistent || it == 0) {
-      if (!p.tensors[t].persistent && it == 0) {
-        // an activation of iteration 0 is dead; the next iteration's is another one
-        return -1;
-      }
-      return (it + 1) * K + p.first_use(t);
-    }
-    return -1;
+    // Past its last use an activation is dead (the next iteration's is
+    // another tensor); a persistent one is used again next iteration.
+    return p.tensors[t].persistent ? (it + 1) * K + p.first_use(t) : -1;
   };
   // Link budgets over the two iterations (bytes each kernel's time can carry).
   std::vector<double> in_host(G), in_ssd(G);

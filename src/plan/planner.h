@@ -44,10 +44,6 @@ struct Schedule {
   // A prefetch that finds no room evicts victims (UVM behaviour) instead of
   // waiting for room.
   bool prefetch_evicts = false;
-  // A tensor fetched back keeps its copy below; evicting it again before a
-  // kernel writes it only drops the GPU pages (no copy). The copy holds its
-  // host memory meanwhile.
-  bool keep_copies = false;
   void sort();
 };
 

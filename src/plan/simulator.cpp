@@ -23,7 +23,6 @@ struct TState {
   Loc loc = Loc::None;
   std::int8_t moving = 0;  // +1 coming to the GPU, -1 leaving it
   bool pending = false;    // a prefetch waits for room
-  Loc copy = Loc::None;    // keep_copies: a valid copy below the GPU
   long long stamp = -1;    // last use (global kernel counter), for LRU
 };
 
@@ -159,8 +158,7 @@ class Sim {
     s.moving = 0;
     if (q == HostIn || q == SsdIn) {
       s.loc = Loc::Gpu;
-      if (s_.keep_copies) s.copy = q == HostIn ? Loc::Host : Loc::Ssd;
-      else if (q == HostIn) host_used_ -= b;
+      if (q == HostIn) host_used_ -= b;
       if (measuring_) {
         (q == HostIn ? r_.from_host : r_.from_ssd) += b;
         if (x.demand) r_.demand_fetch_bytes += b;
@@ -190,13 +188,6 @@ class Sim {
   void start_out(TensorId t, Tier tier, bool demand) {
     TState& s = st_[t];
     const std::uint64_t b = bytes(t);
-    if (s.copy != Loc::None) {  // unchanged since fetched: drop the GPU pages
-      s.loc = s.copy;
-      s.copy = Loc::None;
-      gpu_used_ -= b;
-      if (measuring_) r_.dropped_clean += b;
-      return;
-    }
     if (tier == Tier::Host && m_.host_bytes - host_used_ < b) tier = Tier::Ssd;
     s.moving = -1;
     if (tier == Tier::Host) {
@@ -204,12 +195,6 @@ class Sim {
       note_host();
     }
     enqueue(tier == Tier::Host ? HostOut : SsdOut, t, demand);
-  }
-
-  void drop_copy(TensorId t) {
-    TState& s = st_[t];
-    if (s.copy == Loc::Host) host_used_ -= bytes(t);
-    s.copy = Loc::None;
   }
 
   void start_in(TensorId t, bool demand) {
@@ -407,14 +392,11 @@ class Sim {
       advance(std::numeric_limits<double>::infinity(), true);
     }
     if (measuring_) r_.stall_s += now_ - run_end;
-    // A write makes a kept copy stale.
-    for (TensorId t : p_.kernels[k].writes) drop_copy(t);
     // Free what dies here.
     for (TensorId t : used) {
       if (p_.tensors[t].persistent || p_.last_use(t) != k) continue;
       TState& s = st_[t];
       if (s.loc == Loc::Gpu && !s.moving) gpu_used_ -= bytes(t);
-      drop_copy(t);
       s.loc = Loc::None;
       s.pending = false;
     }

@@ -32,7 +32,6 @@ struct SimResult {
   std::uint64_t demand_fetch_bytes = 0;  // part of from_* fetched on demand
   std::uint64_t demand_evict_bytes = 0;  // part of to_* evicted on demand
   std::uint64_t faults = 0;              // kernels that found a tensor missing
-  std::uint64_t dropped_clean = 0;       // evictions that only dropped pages (keep_copies)
   std::uint64_t peak_gpu_bytes = 0;
   std::uint64_t peak_host_bytes = 0;
   // Audits (both iterations): kernels launched with a tensor not on the GPU
