@@ -38,7 +38,6 @@ class G10Planner final : public Planner {
       int interval, prefetch, clear;
     };
     std::vector<Rec> local;
-    std::vector<char> done(intervals.size(), 0);
     // Lazy greedy: the pressure an interval can relieve only shrinks as
     // others are taken, so a stale key is an upper bound.
     using Key = std::pair<double, double>;  // (area, time x bytes)
@@ -80,7 +79,6 @@ class G10Planner final : public Planner {
         i = rest[rest_pos++];
       }
       const Interval& iv = intervals[i];
-      done[i] = 1;
       if (!ps.over_target(iv.start, iv.end) || iv.span(p) == 1) continue;
       const std::uint64_t b = p.tensors[iv.tensor].bytes;
       const double ssd_move = ssd_move_seconds(m, b);

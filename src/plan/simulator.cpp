@@ -227,7 +227,7 @@ class Sim {
         if (free_bytes() + static_cast<std::int64_t>(leaving()) >= static_cast<std::int64_t>(bytes(t))) {
           if (!m_.overlap_arrivals) return;
         } else {
-          TensorId v = pick_victim(cur_k_, 0);
+          TensorId v = pick_victim(cur_k_);
           if (v < 0) return;
           start_out(v, Tier::Host, true);
           continue;
@@ -244,7 +244,7 @@ class Sim {
   // ---- on demand ------------------------------------------------------------
   bool alive(TensorId t, int k) const { return p_.alive(t, k); }
 
-  TensorId pick_victim(int k, long long g) const {
+  TensorId pick_victim(int k) const {
     TensorId best = -1;
     long long best_key = std::numeric_limits<long long>::min();
     const int K = static_cast<int>(p_.kernels.size());
@@ -261,7 +261,6 @@ class Sim {
       }
       if (key > best_key) best_key = key, best = t;
     }
-    (void)g;
     return best;
   }
 
@@ -298,11 +297,11 @@ class Sim {
   // still leaving (memory is pipelined page by page, as in G10's simulator).
   // Room for tensor `for_t` (want bytes); done early if a prefetch brought
   // it meanwhile.
-  void make_room(std::uint64_t want, int k, long long g, TensorId for_t) {
+  void make_room(std::uint64_t want, int k, TensorId for_t) {
     while (free_bytes() < static_cast<std::int64_t>(want)) {
       if (st_[for_t].moving > 0 || (st_[for_t].loc == Loc::Gpu && !st_[for_t].moving)) return;
       if (free_bytes() + static_cast<std::int64_t>(leaving()) < static_cast<std::int64_t>(want)) {
-        TensorId v = pick_victim(k, g);
+        TensorId v = pick_victim(k);
         if (v >= 0) {
           start_out(v, Tier::Host, true);
           continue;
@@ -358,12 +357,12 @@ class Sim {
           advance(now_ + m_.fault_latency_s, false);
         }
         if (s.loc == Loc::None) {
-          make_room(bytes(t), k, g, t);
+          make_room(bytes(t), k, t);
           s.loc = Loc::Gpu;
           gpu_used_ += bytes(t);
           note_gpu();
         } else {
-          make_room(bytes(t), k, g, t);
+          make_room(bytes(t), k, t);
           if (s.loc == Loc::Gpu) continue;  // arrived meanwhile
           if (!s.moving) start_in(t, true);
         }

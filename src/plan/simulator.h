@@ -8,11 +8,15 @@
 //   the head of each moving at the same time. Per direction the PCIe link is
 //   shared: the SSD stream gets its own bandwidth (at most the link's), the
 //   host stream the rest. Each copy first pays its latency.
-// - A prefetch takes GPU memory when it starts; if there is no room it waits
-//   (it never evicts). An evicted tensor's memory is free when its copy ends.
+// - A prefetch takes GPU memory when it starts; if there is no room it waits,
+//   or (schedule.prefetch_evicts, as UVM) evicts victims. An evicted tensor's
+//   memory is free when its copy ends.
 // - On demand: a kernel that needs a tensor elsewhere fetches it ahead of
 //   queued prefetches and pays the fault latency once; when it needs room it
 //   evicts victims (schedule.victim) to host, or to SSD when host is full.
+// - Machine::overlap_arrivals (UVM, G10's simulator): a kernel may start while
+//   its inputs arrive and ends when they have; a fetch may start against
+//   pages still leaving. Off (strict): inputs first, memory never over.
 // - Tensors are allocated at first use and freed after last use; persistent
 //   ones survive the iteration. Two iterations run; the second is measured.
 #pragma once
