@@ -65,6 +65,7 @@ void print_text(const Profile& p, const Machine& m, const std::vector<Row>& rows
               m.overlap_arrivals ? "kernels overlap their inputs' arrival (UVM)" : "strict residency");
   std::printf("ideal    %.3f s (%.3f G10 units: Gcycles at %.2f GHz)\n\n", p.ideal_seconds(),
               p.ideal_seconds() * m.gpu_clock_hz / 1e9, m.gpu_clock_hz / 1e9);
+  std::printf("bytes per iteration in GiB (->host: GPU to host, ssd->: SSD to GPU, demand: fetched on a fault)\n");
   std::printf("%-8s %10s %8s %9s %9s %9s %9s %9s %9s %7s %6s\n", "policy", "iter s", "of ideal", "stall s",
               "->host", "host->", "->ssd", "ssd->", "demand", "moves", "plan s");
   for (const Row& r : rows)
