@@ -617,7 +617,8 @@ void build(Graph& g, int batch, int hw, Profile& p) {
   e.k("makeLoss", {L.back().out}, {L.back().d_out});
   for (int i = static_cast<int>(L.size()) - 1; i >= 0; --i) {
     const Layer& l = L[i];
-    const std::string sfx = "#" + std::to_string(i);
+    std::string sfx;
+    appendf(sfx, "#%d", i);  // (not "#" + std::to_string(i): GCC 12 warns falsely on that)
     if (!l.other_d_out.empty()) {
       std::vector<TensorId> in{l.d_out};
       in.insert(in.end(), l.other_d_out.begin(), l.other_d_out.end());
