@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <ostream>
 
 #include "plan/g10_reader.h"
 #include "plan/simulator.h"
@@ -32,6 +33,9 @@ const Published kTable[] = {
     // than G10's page-level UVM model. The plan's traffic matches G10's.
     {"SENet154", 1024, 4277.81, 170.748120306, 159.444570406, 0.12},
 };
+
+// So that test names and failures say which workload.
+void PrintTo(const Published& w, std::ostream* os) { *os << w.model << "/" << w.batch; }
 
 std::string data_dir() { return std::string(MEMLAKE_SOURCE_DIR) + "/tests/data/g10"; }
 
