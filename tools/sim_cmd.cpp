@@ -16,7 +16,7 @@ namespace {
 using namespace memlake::plan;
 
 const char kSimUsage[] =
-    "usage: memlake sim DIR MODEL/BATCH [options]\n"
+    "Usage: memlake sim DIR MODEL/BATCH [options]\n"
     "  DIR          G10's data (frontend/Nets, results/<model>/cudnn<batch>*.txt)\n"
     "  --policy P   ideal, lru, g10, memlake or all (default: all)\n"
     "  --machine M  g10 (default: G10's artifact: A100 40 GiB, 128 GiB host, PCIe 15.754, SSD 3.2)\n"
