@@ -81,6 +81,10 @@ TEST(Residency, OffloadSleepGivesEverythingBackAndWakeRestoresAtTheSameAddress) 
   EXPECT_EQ(r.reserved(), kPage) << "only the small allocation's slab stays";
   EXPECT_LT(r.host->live_mappings(), maps_before);
   EXPECT_TRUE(r.dev->residency_stats().asleep);
+  const core::Stats st = r.dev->stats();  // the statistics layer shows it too
+  EXPECT_EQ(st.residency.evicted_now, bufs.size());
+  EXPECT_EQ(st.residency.evicted_bytes_now, total);
+  EXPECT_NE(core::stats_json(st).find("\"residency\":{\"asleep\":true"), std::string::npos) << core::stats_json(st);
   r.dev->check();
   // The addresses are still reserved: nothing new lands on them.
   void* other = r.dev->alloc(5 * kPage, nullptr);

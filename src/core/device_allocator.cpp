@@ -154,6 +154,10 @@ Stats DeviceAllocator::stats() const {
   s.stitched_views = alloc_.stitched_views();
   s.largest_free = alloc_.largest_free_bytes();
   s.calls = counting_->counts();
+  const residency::ResidencyStats r = res_.stats();
+  s.residency = Stats::Residency{r.sleeps,       r.wakes,         r.evictions,     r.restores,
+                                 r.bytes_evicted, r.bytes_restored, r.evicted_now,   r.evicted_bytes_now,
+                                 r.host_capacity, r.host_used,      r.asleep};
   return s;
 }
 

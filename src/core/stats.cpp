@@ -100,6 +100,14 @@ std::string stats_json(const Stats& s) {
   per_op("primitive_calls", s.calls.calls);
   o += ",";
   per_op("primitive_ns", s.calls.ns);
+  const Stats::Residency& r = s.residency;
+  appendf(o, ",\"residency\":{\"asleep\":%s,\"sleeps\":%llu,\"wakes\":%llu,\"evictions\":%llu,\"restores\":%llu,"
+             "\"bytes_evicted\":%llu,\"bytes_restored\":%llu,\"evicted_now\":%llu,\"evicted_bytes_now\":%llu,"
+             "\"host_tier_bytes\":%llu,\"host_tier_used\":%llu}",
+          r.asleep ? "true" : "false", static_cast<ull>(r.sleeps), static_cast<ull>(r.wakes), static_cast<ull>(r.evictions),
+          static_cast<ull>(r.restores), static_cast<ull>(r.bytes_evicted), static_cast<ull>(r.bytes_restored),
+          static_cast<ull>(r.evicted_now), static_cast<ull>(r.evicted_bytes_now), static_cast<ull>(r.host_tier_bytes),
+          static_cast<ull>(r.host_tier_used));
   o += "}";
   return o;
 }

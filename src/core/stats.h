@@ -47,6 +47,14 @@ struct Stats {
   std::uint64_t views = 0, stitched_views = 0, small_slabs = 0;
   std::uint64_t largest_free = 0;    // largest contiguous free range in a view
   prim::OpCounts calls;              // primitive calls
+  // Residency (docs/design/residency.md): filled by DeviceAllocator::stats().
+  struct Residency {
+    std::uint64_t sleeps = 0, wakes = 0, evictions = 0, restores = 0;
+    std::uint64_t bytes_evicted = 0, bytes_restored = 0;  // in all, since start
+    std::uint64_t evicted_now = 0, evicted_bytes_now = 0;  // allocations (bytes) off the GPU now
+    std::uint64_t host_tier_bytes = 0, host_tier_used = 0;  // pinned host tier
+    bool asleep = false;
+  } residency;
 };
 
 class StatsRecorder {

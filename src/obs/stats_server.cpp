@@ -117,6 +117,16 @@ std::string render_prometheus(int pid, const std::vector<core::Stats>& s) {
       {"memlake_driver_calls_total", "Primitive (driver) calls", "counter", [](const core::Stats& x) { return driver_calls(x); }, 0},
       {"memlake_driver_call_seconds_total", "Wall-clock time inside primitive (driver) calls", "counter",
        [](const core::Stats& x) { return x.calls.total_ns(); }, 1e9},
+      {"memlake_evicted_bytes", "Bytes of live allocations off the GPU now (asleep or evicted), at their addresses",
+       "gauge", [](const core::Stats& x) { return x.residency.evicted_bytes_now; }, 0},
+      {"memlake_host_tier_bytes", "Pinned host memory of the residency engine's host tier", "gauge",
+       [](const core::Stats& x) { return x.residency.host_tier_bytes; }, 0},
+      {"memlake_evicted_bytes_total", "Bytes that left the GPU (offloaded, kept or discarded)", "counter",
+       [](const core::Stats& x) { return x.residency.bytes_evicted; }, 0},
+      {"memlake_restored_bytes_total", "Bytes copied back to the GPU", "counter",
+       [](const core::Stats& x) { return x.residency.bytes_restored; }, 0},
+      {"memlake_sleeps_total", "Sleeps", "counter", [](const core::Stats& x) { return x.residency.sleeps; }, 0},
+      {"memlake_wakes_total", "Wakes", "counter", [](const core::Stats& x) { return x.residency.wakes; }, 0},
   };
   auto labels = [pid](const core::Stats& x) {
     return "{pid=\"" + std::to_string(pid) + "\",device=\"" + std::to_string(x.device) + "\",backend=\"" + x.backend + "\"} ";
