@@ -130,4 +130,9 @@ void DeviceAllocator::check() const {
   if (s.active.current != gg.active_blocks) throw_error(Errc::internal, "stats: active blocks differ from records");
 }
 
+PagePool::Holdings DeviceAllocator::holdings() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return alloc_.holdings();
+}
+
 }  // namespace memlake::core

@@ -44,6 +44,7 @@ class DeviceAllocator {
   Stats stats() const;
   void reset_peaks();
   void check() const;
+  PagePool::Holdings holdings() const;  // see Allocator::holdings
 
   prim::Backend& backend() { return *counting_; }
   bool is_capturing(prim::Stream s) { return counting_->is_capturing(s); }  // counted, like the allocator's calls
