@@ -67,8 +67,13 @@ void StreamTracker::wait(Tag t, std::uint64_t seq) {
       complete_all(st);
       return;
     }
-    be_.wait_event(st.pending.front().event);
-    advance(st);
+    const Pending p = st.pending.front();
+    be_.wait_event(p.event);  // throws if it fails: nothing changed
+    // Complete once the wait returned: no query needed (one that failed
+    // would fail a wait that succeeded).
+    st.pending.pop_front();
+    st.done = p.seq;
+    drop_event(p.event);
   }
 }
 
