@@ -9,6 +9,7 @@
 // or for an injected create fault) and loses nothing. At the end everything is
 // freed and the pool releases all memory. Seeded and deterministic: the seed
 // is in every failure message, MEMLAKE_MODEL_SEED=N replays one.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
@@ -80,6 +81,7 @@ void run(const std::string& backend, const Config& c, std::uint64_t seed, int st
   prim::Stream streams[3] = {nullptr, dev.backend().create_stream(), dev.backend().create_stream()};
   std::mt19937_64 rng(seed);
   LiveMap live;
+  std::vector<void*> order;  // live pointers by age: random picks must not depend on addresses (ASLR)
   std::size_t live_bytes = 0, cap = 0;
   std::uint64_t next_seed = 1;
   Tally tally;
@@ -106,6 +108,7 @@ void run(const std::string& backend, const Config& c, std::uint64_t seed, int st
       return ::testing::AssertionFailure() << "allocation reported success but is not usable: " << e.what();
     }
     live.emplace(p, LiveBlock{n, sd});
+    order.push_back(p);
     live_bytes += n;
     return ::testing::AssertionSuccess();
   };
@@ -113,13 +116,10 @@ void run(const std::string& backend, const Config& c, std::uint64_t seed, int st
     ASSERT_TRUE(stamped(dev.backend(), it->first, it->second.size, it->second.seed, page)) << "contents changed";
     ASSERT_EQ(error_of([&] { dev.free(it->first); }), Errc::ok) << "free never fails";
     live_bytes -= it->second.size;
+    order.erase(std::find(order.begin(), order.end(), it->first));
     live.erase(it);
   };
-  auto random_live = [&] {
-    auto it = live.begin();
-    std::advance(it, static_cast<long>(rng() % live.size()));
-    return it;
-  };
+  auto random_live = [&] { return live.find(order[rng() % order.size()]); };
 
   for (int step = 0; step < steps; ++step) {
     if (host) host->advance_clock(static_cast<std::uint64_t>(step) + 1);
