@@ -299,6 +299,42 @@ TEST(FaultPaths, ASecondFaultDuringRollbackIsReportedAndNothingLeaks) {
   EXPECT_EQ(r.host->live_reservations(), 0u) << "reservations leaked";
 }
 
+// The safety modes unmap a view on free. If that unmap fails, the free
+// still succeeds (it threw a driver error before, after the allocation was
+// already gone) and a later trim or empty_cache unmaps the view.
+TEST(FaultPaths, AFailedUnmapOnAGuardedFreeStillFrees) {
+  for (std::size_t quarantine : {std::size_t{0}, std::size_t{2}}) {
+    SCOPED_TRACE("quarantine " + std::to_string(quarantine));
+    auto h = std::make_unique<prim::HostBackend>(0, kPage, 0);
+    prim::HostBackend* host = h.get();
+    auto f = std::make_unique<prim::FaultyBackend>(std::move(h));
+    prim::FaultyBackend* faulty = f.get();
+    Options o;
+    o.backend = "host";
+    o.small_max = kPage / 4;
+    o.guard = true;
+    o.quarantine = quarantine;
+    core::DeviceAllocator dev(std::move(f), o);
+    void* keep = dev.alloc(kPage, nullptr);
+    fill(dev.backend(), keep, kPage, 1);
+    void* p = dev.alloc(2 * kPage, nullptr);
+    faulty->fail_nth(prim::Op::unmap, 1);
+    EXPECT_EQ(error_of([&] { dev.free(p); }), Errc::ok);
+    faulty->stop_failing();
+    EXPECT_EQ(faulty->faults_injected(), 1u);
+    EXPECT_EQ(dev.size_of(p), 0u) << "freed";
+    ASSERT_NO_THROW(dev.check());
+    EXPECT_EQ(dev.holdings().mappings, host->live_mappings());
+    EXPECT_TRUE(holds(dev.backend(), keep, kPage, 1));
+    dev.free(keep);
+    dev.empty_cache();
+    dev.check();
+    EXPECT_EQ(host->live_handles(), 0u);
+    EXPECT_EQ(host->live_mappings(), 0u);
+    EXPECT_EQ(host->live_reservations(), quarantine ? 1u : 0u) << "only keep's quarantined range";
+  }
+}
+
 TEST(Faults, DestroyingWithLiveAllocationsReleasesEverything) {
   prim::HostBackend host(0, kPage, 0);
   {
