@@ -817,7 +817,8 @@ void PagePool::trim_views(std::size_t max_mapped) {
     const ViewId v = *it++;  // destroy_view erases v's own entry only
     try {
       if (slots_mapped_ > hard || frees_complete(views_[v])) destroy_view(v);
-    } catch (const Error&) {
+    } catch (const Error& e) {
+      if (e.code() == Errc::internal) throw;  // a broken invariant is a bug, not a fault to absorb
       return;  // v stays consistent (retire_view); the rest waits for a later trim
     }
   }
@@ -844,6 +845,7 @@ std::size_t PagePool::release_free() {
     try {
       step();
     } catch (const Error& e) {
+      if (e.code() == Errc::internal) throw;  // a broken invariant is a bug, not a fault to absorb
       if (code == Errc::ok) code = e.code();
       note(failed, e.what());
     }
