@@ -169,6 +169,78 @@ MEMLAKE_API memlake_status memlake_get_copy_stats(memlake_allocator* a, int devi
  * such range (then buf holds ""). Writes at most len bytes including the NUL. */
 MEMLAKE_API size_t memlake_describe_address(unsigned long long addr, char* buf, size_t len);
 
+/* ---- Residency: memory leaves the GPU and comes back at the same address.
+ * An allocation's bytes go to pinned host memory (or are dropped), its
+ * physical pages are given back, its virtual address stays reserved; when
+ * it comes back, pages are mapped at that address again, so pointers,
+ * tensors, views and captured CUDA graphs stay valid. Only large
+ * allocations (over small_max) move; small ones share slabs and stay.
+ *
+ * Tags say which memory an allocation belongs to ("weights", "kv", ...):
+ * every allocation a thread makes gets the tag set on that thread. A tag
+ * registered with MEMLAKE_TAG_READONLY is mapped read-only after a wake and
+ * keeps its host copy, so the next sleep copies nothing (a device write to
+ * it then faults). */
+#define MEMLAKE_TAG_READONLY 1u
+/* Registers a tag, or finds it: its id (1..255) in *id. The flags given
+ * for a known name must match. */
+MEMLAKE_API memlake_status memlake_tag_register(const char* name, unsigned flags, int* id);
+/* This thread's tag for new allocations (0 = none); *previous (may be
+ * NULL) receives the one it replaces. */
+MEMLAKE_API memlake_status memlake_tag_set(int id, int* previous);
+
+typedef enum memlake_sleep_mode {
+  MEMLAKE_SLEEP_OFFLOAD = 0, /* bytes kept in pinned host memory, back on wake */
+  MEMLAKE_SLEEP_DISCARD = 1  /* bytes dropped (a cache to refill); contents undefined after wake */
+} memlake_sleep_mode;
+
+typedef struct memlake_residency_report {
+  uint32_t struct_size;
+  uint32_t allocations;       /* allocations that left (sleep) or came back (wake) */
+  uint64_t offloaded_bytes;   /* sleep: copied to the host tier */
+  uint64_t kept_bytes;        /* sleep: read-only, host copy still true: not copied */
+  uint64_t discarded_bytes;   /* sleep: dropped */
+  uint64_t released_bytes;    /* sleep: GPU memory given back to the driver (cache included) */
+  uint64_t restored_bytes;    /* wake: copied back */
+  uint64_t refilled_bytes;    /* wake: discarded allocations mapped again */
+  double seconds;
+} memlake_residency_report;
+
+/* Every large allocation with one of `tags` (ntags ids; ntags 0 = all) on
+ * `device` (-1 = every device in use) leaves the GPU, after the work queued
+ * so far on the device has completed, in modes[i] for tags[i] (modes NULL:
+ * all in `mode`); then the allocator's cache is given back to the driver.
+ * One call may offload the weights and discard the cache: the host unmaps
+ * what needs no copy while the copies run. Fails with OUT_OF_MEMORY before
+ * anything moves when the host tier cannot hold the offload, with
+ * INVALID_ARGUMENT when nothing selected is left on the GPU. Sleeping more
+ * tags while asleep is allowed. report may be NULL (else set struct_size). */
+MEMLAKE_API memlake_status memlake_sleep(memlake_allocator* a, int device, const int* tags, const int* modes,
+                                         size_t ntags, int mode, memlake_residency_report* report);
+/* Brings back everything memlake_sleep took, at the same addresses; returns
+ * once the bytes are back. INVALID_ARGUMENT when not asleep; on
+ * OUT_OF_MEMORY what is back stays back and the rest can be woken again. */
+MEMLAKE_API memlake_status memlake_wake(memlake_allocator* a, int device, memlake_residency_report* report);
+/* One allocation leaves the GPU (after the work queued on its stream; its
+ * pages stay in the allocator's pool for others) or comes back (the copy
+ * is queued, and its stream waits for it). */
+MEMLAKE_API memlake_status memlake_evict(memlake_allocator* a, void* ptr, int device, int mode);
+MEMLAKE_API memlake_status memlake_restore(memlake_allocator* a, void* ptr, int device);
+/* Pins host memory for the host tier of `device` now (at least `bytes`
+ * free), so that a later sleep pins nothing. */
+MEMLAKE_API memlake_status memlake_host_tier_reserve(memlake_allocator* a, int device, size_t bytes);
+
+typedef struct memlake_residency_stats {
+  uint32_t struct_size;
+  uint32_t asleep;
+  uint64_t sleeps, wakes, evictions, restores;
+  uint64_t bytes_evicted, bytes_restored, bytes_discarded;
+  uint64_t evicted_now, evicted_bytes_now; /* allocations (bytes) off the GPU now */
+  uint64_t host_capacity, host_used;       /* pinned host tier */
+  double last_sleep_seconds, last_wake_seconds;
+} memlake_residency_stats;
+MEMLAKE_API memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, memlake_residency_stats* stats);
+
 /* Message of the last failed call on this thread ("" if none). */
 MEMLAKE_API const char* memlake_last_error(void);
 MEMLAKE_API const char* memlake_version(void);

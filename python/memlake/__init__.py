@@ -402,6 +402,11 @@ def copy_forget(buf, nbytes=None):
     _default().copy_forget(buf, nbytes)
 
 
+from .residency import evict, host_tier, residency_stats, restore, sleep, tag, wake  # noqa: E402
+
+__all__ += ["tag", "sleep", "wake", "evict", "restore", "host_tier", "residency_stats"]
+
+
 def __getattr__(name):
     # memlake.torch is imported on first use so that `import memlake` never imports torch.
     if name == "torch":

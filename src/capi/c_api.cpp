@@ -16,6 +16,7 @@
 #include "core/device_allocator.h"
 #include "core/error.h"
 #include "core/fault_report.h"
+#include "core/labels.h"
 #include "io/copy_engine.h"
 #include "io/multipath.h"
 #include "obs/stats_server.h"
@@ -463,6 +464,139 @@ size_t memlake_describe_address(unsigned long long addr, char* buf, size_t len) 
     buf[n] = '\0';
   }
   return d.size();
+}
+
+// ---- Residency
+
+namespace {
+// The devices a residency call applies to: one, or every device in use (-1).
+std::vector<DeviceAllocator*> devices_of(memlake_allocator* a, int device) {
+  std::vector<DeviceAllocator*> out;
+  if (device >= 0) {
+    out.push_back(&a->device(device));
+    return out;
+  }
+  if (device != -1) memlake::throw_error(Errc::invalid_argument, "device " + std::to_string(device) + ": an ordinal or -1 (every device)");
+  std::lock_guard<std::mutex> g(a->mu);
+  for (auto& [d, dev] : a->devices) out.push_back(dev.get());
+  return out;
+}
+
+memlake::residency::Mode sleep_mode(int mode) {
+  if (mode != MEMLAKE_SLEEP_OFFLOAD && mode != MEMLAKE_SLEEP_DISCARD)
+    memlake::throw_error(Errc::invalid_argument, "sleep mode " + std::to_string(mode) + ": 0 (offload) or 1 (discard)");
+  return mode == MEMLAKE_SLEEP_OFFLOAD ? memlake::residency::Mode::offload : memlake::residency::Mode::discard;
+}
+
+bool report_unset(const memlake_residency_report* r) {
+  return r && r->struct_size < offsetof(memlake_residency_report, seconds) + sizeof(double);
+}
+}  // namespace
+
+memlake_status memlake_tag_register(const char* name, unsigned flags, int* id) {
+  if (!name || !id) return null_arg("name or id");
+  return guarded([&] { *id = memlake::core::label_id(name, flags); });
+}
+
+memlake_status memlake_tag_set(int id, int* previous) {
+  return guarded([&] {
+    if (id < 0 || id > memlake::core::kMaxLabels) memlake::throw_error(Errc::invalid_argument, "tag id " + std::to_string(id) + " out of range");
+    const int prev = memlake::core::set_current_label(static_cast<std::uint16_t>(id));
+    if (previous) *previous = prev;
+  });
+}
+
+memlake_status memlake_sleep(memlake_allocator* a, int device, const int* tags, const int* modes, size_t ntags,
+                             int mode, memlake_residency_report* report) {
+  if (!a || (ntags && !tags)) return null_arg("allocator or tags");
+  if (report_unset(report)) return size_unset("memlake_residency_report");
+  return guarded([&] {
+    std::vector<memlake::residency::Residency::Select> what;
+    for (size_t i = 0; i < ntags; ++i) {
+      if (tags[i] <= 0 || tags[i] > memlake::core::kMaxLabels ||
+          memlake::core::label_name(static_cast<std::uint16_t>(tags[i])).empty())
+        memlake::throw_error(Errc::invalid_argument, "sleep: tag id " + std::to_string(tags[i]) + " is not registered");
+      what.push_back({static_cast<std::uint16_t>(tags[i]), sleep_mode(modes ? modes[i] : mode)});
+    }
+    if (what.empty()) what.push_back({0, sleep_mode(mode)});
+    memlake_residency_report r{};
+    for (DeviceAllocator* d : devices_of(a, device)) {
+      const memlake::residency::SleepReport s = d->sleep(what);
+      r.allocations += static_cast<uint32_t>(s.allocations);
+      r.offloaded_bytes += s.offloaded;
+      r.kept_bytes += s.kept;
+      r.discarded_bytes += s.discarded;
+      r.released_bytes += s.released;
+      r.seconds += s.seconds;
+    }
+    if (report) {
+      r.struct_size = report->struct_size;
+      *report = r;
+    }
+  });
+}
+
+memlake_status memlake_wake(memlake_allocator* a, int device, memlake_residency_report* report) {
+  if (!a) return null_arg("allocator");
+  if (report_unset(report)) return size_unset("memlake_residency_report");
+  return guarded([&] {
+    memlake_residency_report r{};
+    bool any = false;
+    for (DeviceAllocator* d : devices_of(a, device)) {
+      if (device == -1 && !d->residency_stats().asleep) continue;  // "every device": those asleep
+      any = true;
+      const memlake::residency::WakeReport w = d->wake();
+      r.allocations += static_cast<uint32_t>(w.allocations);
+      r.restored_bytes += w.restored;
+      r.refilled_bytes += w.refilled;
+      r.seconds += w.seconds;
+    }
+    if (!any) memlake::throw_error(Errc::invalid_argument, "wake: no device is asleep");
+    if (report) {
+      r.struct_size = report->struct_size;
+      *report = r;
+    }
+  });
+}
+
+memlake_status memlake_evict(memlake_allocator* a, void* ptr, int device, int mode) {
+  if (!a || !ptr) return null_arg("allocator or ptr");
+  return guarded([&] { a->device(device).evict(ptr, sleep_mode(mode)); });
+}
+
+memlake_status memlake_restore(memlake_allocator* a, void* ptr, int device) {
+  if (!a || !ptr) return null_arg("allocator or ptr");
+  return guarded([&] { a->device(device).restore(ptr); });
+}
+
+memlake_status memlake_host_tier_reserve(memlake_allocator* a, int device, size_t bytes) {
+  if (!a) return null_arg("allocator");
+  return guarded([&] { a->device(device).reserve_host_tier(bytes); });
+}
+
+memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, memlake_residency_stats* out) {
+  if (!a || !out) return null_arg("allocator or stats");
+  if (out->struct_size < sizeof(memlake_residency_stats)) return size_unset("memlake_residency_stats");
+  return guarded([&] {
+    memlake::residency::ResidencyStats s;
+    if (DeviceAllocator* d = a->existing(device)) s = d->residency_stats();
+    const uint32_t size = out->struct_size;
+    *out = memlake_residency_stats{size,
+                                   s.asleep,
+                                   s.sleeps,
+                                   s.wakes,
+                                   s.evictions,
+                                   s.restores,
+                                   s.bytes_evicted,
+                                   s.bytes_restored,
+                                   s.bytes_discarded,
+                                   s.evicted_now,
+                                   s.evicted_bytes_now,
+                                   s.host_capacity,
+                                   s.host_used,
+                                   s.last_sleep_s,
+                                   s.last_wake_s};
+  });
 }
 
 const char* memlake_last_error(void) { return t_last_error.c_str(); }

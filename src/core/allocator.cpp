@@ -50,6 +50,7 @@ Allocator::Allocator(prim::Backend& backend, const Options& opts)
       cap_(opts.memory_cap),
       safe_(opts.guard || opts.quarantine > 0) {
   if (safe_ && backend.name() == "host") fault::install();
+  pool_.set_restore_handle(opts.tier_handle_size);
   unparked_.reserve(parked_.capacity() + 1);  // a free pushes out at most one; unpark() drains all
   if (opts_.small_max >= pool_.page_size())
     throw_error(Errc::invalid_argument, "small_max (" + std::to_string(opts_.small_max) +
@@ -69,7 +70,7 @@ Allocator::~Allocator() {
   }
 }
 
-void* Allocator::alloc(std::size_t size, prim::Stream stream, AllocInfo* out) {
+void* Allocator::alloc(std::size_t size, prim::Stream stream, AllocInfo* out, std::uint16_t label) {
   AllocInfo info;
   if (size == 0) {
     if (out) *out = info;
@@ -93,7 +94,7 @@ void* Allocator::alloc(std::size_t size, prim::Stream stream, AllocInfo* out) {
     info.path = Path::small;
     if (small_.slabs() > slabs) info.pages_created = last_slab_created_;
     const std::uintptr_t p = small_.ptr(b);
-    records_.insert(p, Record{size, tag, b, Span{}});
+    records_.insert(p, Record{size, tag, b, Span{}, label});
     if (out) *out = info;
     return reinterpret_cast<void*>(p);
   }
@@ -109,7 +110,7 @@ void* Allocator::alloc(std::size_t size, prim::Stream stream, AllocInfo* out) {
     s = acquire(static_cast<std::uint32_t>(pages), tag, size, info);
   }
   info.rounded = static_cast<std::size_t>(s.count) * page;  // whole pages: large handles may round further
-  records_.insert(s.va, Record{size, tag, nullptr, s});
+  records_.insert(s.va, Record{size, tag, nullptr, s, label});
   if (out) *out = info;
   return reinterpret_cast<void*>(s.va);
 }
@@ -295,6 +296,11 @@ FreeInfo Allocator::free(void* ptr) {
     free_safe(reinterpret_cast<std::uintptr_t>(ptr), r);
     return FreeInfo{r.requested, static_cast<std::size_t>(r.span.count) * pool_.page_size()};
   }
+  if (r.evicted) {  // no pages to give back: its address becomes free with its view
+    pool_.drop_evicted(r.span);
+    return FreeInfo{r.requested, static_cast<std::size_t>(r.span.count) * pool_.page_size(), true};
+  }
+  if (r.readonly) pool_.protect_span(r.span, prim::Access::read_write);  // its pages serve others next
   const std::uint64_t seq = tracker_.note_free(r.tag);
   FreeInfo fi{r.requested, 0};
   if (r.block) {
@@ -336,6 +342,83 @@ void Allocator::set_memory_cap(std::size_t bytes) {
   if (cap_ && pool_.reserved_bytes() > cap_) empty_cache();
 }
 
+Allocator::Record& Allocator::large_record(void* ptr, const char* what) {
+  Record* r = records_.find(reinterpret_cast<std::uintptr_t>(ptr));
+  if (!r)
+    throw_error(Errc::invalid_argument, std::string(what) + "(" + hex_ptr(reinterpret_cast<std::uintptr_t>(ptr)) +
+                                            "): not a live allocation of this allocator on device " +
+                                            std::to_string(be_.device()));
+  if (r->block || safe_)
+    throw_error(Errc::invalid_argument, std::string(what) + "(" + hex_ptr(reinterpret_cast<std::uintptr_t>(ptr)) +
+                                            "): a " + format_bytes(r->requested) +
+                                            (safe_ ? " allocation in a memory-safety mode" : " allocation shares a slab") +
+                                            ": only large allocations (over small_max) change residency");
+  return *r;
+}
+
+Resident Allocator::as_resident(const Record& r) const {
+  return Resident{r.span.va, r.requested, static_cast<std::size_t>(r.span.count) * pool_.page_size(), r.label,
+                  r.evicted, r.readonly, tracker_.stream_of(r.tag)};
+}
+
+void Allocator::residents(std::vector<Resident>& out) const {
+  records_.for_each([&](std::uintptr_t, const Record& r) {
+    if (!r.block && !safe_) out.push_back(as_resident(r));
+  });
+}
+
+std::size_t Allocator::evict(void* ptr, bool release) {
+  Record& r = large_record(ptr, "evict");
+  if (r.evicted) throw_error(Errc::invalid_argument, "evict(" + hex_ptr(r.span.va) + "): already evicted");
+  if (r.readonly) pool_.protect_span(r.span, prim::Access::read_write);  // pages may serve others
+  const std::size_t bytes = pool_.evict_span(r.span, release);
+  r.evicted = true;
+  r.readonly = false;
+  return bytes;
+}
+
+void Allocator::restore(void* ptr) {
+  Record& r = large_record(ptr, "restore");
+  if (!r.evicted) throw_error(Errc::invalid_argument, "restore(" + hex_ptr(r.span.va) + "): not evicted");
+  const std::size_t page = pool_.page_size();
+  const std::size_t need = static_cast<std::size_t>(r.span.count) * page;
+  // Free pages first; new memory for the rest, within the cap. When the
+  // device (or the cap) is full, the cache goes back to the driver first.
+  auto new_bytes = [&] {
+    const std::size_t usable = pool_.usable_free_pages(kGlobal) * page;
+    return need > usable ? need - usable : 0;
+  };
+  auto attempt = [&] {
+    if (cap_ && pool_.reserved_bytes() + new_bytes() > cap_)
+      throw_error(Errc::out_of_memory, "restore needs " + format_bytes(new_bytes()) + " of new memory beyond the cap");
+    pool_.restore_span(r.span, r.span.count, prim::Access::read_write);
+  };
+  unpark();
+  try {
+    attempt();
+  } catch (const Error& e) {
+    if (e.code() != Errc::out_of_memory) throw;
+    empty_cache();
+    try {
+      attempt();
+    } catch (const Error& e2) {
+      if (e2.code() != Errc::out_of_memory) throw;
+      oom(r.requested, kGlobal, std::string("restoring an evicted allocation: ") + e2.what());
+    }
+  }
+  r.evicted = false;
+}
+
+void Allocator::set_readonly(void* ptr, bool readonly) {
+  Record& r = large_record(ptr, "set_readonly");
+  if (r.evicted) throw_error(Errc::invalid_argument, "set_readonly(" + hex_ptr(r.span.va) + "): evicted");
+  if (r.readonly == readonly) return;
+  pool_.protect_span(r.span, readonly ? prim::Access::read : prim::Access::read_write);
+  r.readonly = readonly;
+}
+
+Resident Allocator::resident(void* ptr) { return as_resident(large_record(ptr, "resident")); }
+
 Gauges Allocator::gauges() const {
   Gauges g;
   g.page_size = pool_.page_size();
@@ -367,7 +450,7 @@ void Allocator::check() const {
       const std::uintptr_t end = r.span.va + static_cast<std::size_t>(r.span.count) * pool_.page_size();
       if (safe_ ? (p < r.span.va || p >= end) : r.span.va != p)
         throw_error(Errc::internal, "record key differs from its span");
-      spans.push_back(r.span);
+      if (!r.evicted) spans.push_back(r.span);  // an evicted span holds no pages
     }
   });
   for (const SpanCache::Entry& e : parked_.entries()) spans.push_back(e.span);  // BUSY in the pool, owned by no record

@@ -42,6 +42,18 @@ struct AllocInfo {
 struct FreeInfo {
   std::size_t requested = 0;
   std::size_t rounded = 0;
+  bool evicted = false;  // its bytes lived in a lower tier (the residency layer drops them)
+};
+
+// A large allocation as the residency layer sees it.
+struct Resident {
+  std::uintptr_t ptr = 0;
+  std::size_t requested = 0;
+  std::size_t bytes = 0;  // whole pages
+  std::uint16_t label = 0;
+  bool evicted = false;
+  bool readonly = false;
+  prim::Stream stream = nullptr;
 };
 
 // Instantaneous state, read by the statistics layer.
@@ -65,7 +77,8 @@ class Allocator final : private SlabSource {
   Allocator(const Allocator&) = delete;
   Allocator& operator=(const Allocator&) = delete;
 
-  void* alloc(std::size_t size, prim::Stream stream, AllocInfo* info = nullptr);
+  // label: the residency label of the allocation (memlake_tag), 0 = none.
+  void* alloc(std::size_t size, prim::Stream stream, AllocInfo* info = nullptr, std::uint16_t label = 0);
   // Throws Errc::invalid_argument for a pointer that is not a live allocation.
   FreeInfo free(void* ptr);
   // Size requested for a live allocation, 0 if `ptr` is not one.
@@ -79,6 +92,26 @@ class Allocator final : private SlabSource {
   std::size_t empty_cache();
   // 0 removes the cap. Lowering it below what is reserved releases free pages.
   void set_memory_cap(std::size_t bytes);
+
+  // ---- Residency: the allocator's side of evicting an allocation's pages
+  // while its address stays reserved, and of restoring them (the residency
+  // engine moves the bytes and orders the device work; see docs/design/residency.md).
+  // The large allocations (small ones share slabs and never leave the GPU).
+  void residents(std::vector<Resident>& out) const;
+  // Precondition: the bytes are saved (or not wanted) and no device work
+  // uses the allocation. Its pages leave its address (release: back to the
+  // driver; otherwise FREE for other allocations). Errc::invalid_argument for
+  // an unknown pointer, a small allocation or one already evicted.
+  std::size_t evict(void* ptr, bool release);
+  // Maps pages at an evicted allocation's address again, read-write
+  // (contents undefined until the caller copies them back). Out of memory
+  // like alloc (the allocation stays evicted, nothing changes).
+  void restore(void* ptr);
+  // Maps a resident large allocation read-only (device writes then fault) or
+  // read-write again. Frees and evictions make its pages writable first.
+  void set_readonly(void* ptr, bool readonly);
+  // One large allocation; Errc::invalid_argument as evict() says.
+  Resident resident(void* ptr);
 
   Gauges gauges() const;
   std::size_t stitched_views() const { return pool_.stitched_views(); }
@@ -96,7 +129,12 @@ class Allocator final : private SlabSource {
     Tag tag;
     SmallPool::Block* block;  // small allocation, or
     Span span;                // large allocation
+    std::uint16_t label = 0;
+    bool evicted = false;     // pages unmapped, address kept
+    bool readonly = false;    // mapped read-only (restored weights)
   };
+  Record& large_record(void* ptr, const char* what);
+  Resident as_resident(const Record& r) const;
 
   // fresh: a new view of its own (memory-safety modes), never a cached one.
   Span acquire(std::uint32_t pages, Tag tag, std::size_t request, AllocInfo& info, bool fresh = false);

@@ -1,6 +1,7 @@
 #include "core/device_allocator.h"
 
 #include "core/error.h"
+#include "core/labels.h"
 
 namespace memlake::core {
 namespace {
@@ -21,7 +22,8 @@ DeviceAllocator::DeviceAllocator(int device, const Options& opts) : DeviceAlloca
 DeviceAllocator::DeviceAllocator(std::unique_ptr<prim::Backend> backend, const Options& opts)
     : device_(backend->device()),
       counting_(std::make_unique<prim::CountingBackend>(std::move(backend))),
-      alloc_(*counting_, opts) {
+      alloc_(*counting_, opts),
+      res_(*counting_, alloc_, opts.host_tier) {
   rec_.on_gauges(alloc_.gauges());
 }
 
@@ -47,7 +49,7 @@ void* DeviceAllocator::alloc(std::size_t size, prim::Stream stream) {
   OpTimer timer(rec_);
   AllocInfo info;
   try {
-    void* p = alloc_.alloc(size, stream, &info);
+    void* p = alloc_.alloc(size, stream, &info, current_label());
     rec_.on_alloc(size, info, alloc_.gauges());
     if (tracer_ && p) tracer_->allocated(p, size, stream);
     return p;
@@ -60,6 +62,7 @@ void* DeviceAllocator::alloc(std::size_t size, prim::Stream stream) {
 
 FreeInfo DeviceAllocator::free_locked(void* ptr, prim::Stream stream) {
   FreeInfo fi = alloc_.free(ptr);
+  res_.on_free(ptr);
   rec_.on_free(fi, alloc_.gauges());
   if (tracer_ && fi.requested) tracer_->freed(ptr, fi.requested, stream);
   return fi;
@@ -114,6 +117,43 @@ void DeviceAllocator::set_memory_cap(std::size_t bytes) {
     throw;
   }
   rec_.on_gauges(alloc_.gauges());
+}
+
+// Runs f under the lock; the gauges follow whatever part of it happened, even when it throws.
+template <class F>
+auto DeviceAllocator::gauged(F&& f) -> decltype(f()) {
+  std::lock_guard<std::mutex> g(mu_);
+  struct After {
+    DeviceAllocator& d;
+    ~After() { d.rec_.on_gauges(d.alloc_.gauges()); }
+  } after{*this};
+  return f();
+}
+
+residency::SleepReport DeviceAllocator::sleep(const std::vector<residency::Residency::Select>& what) {
+  return gauged([&] { return res_.sleep(what); });
+}
+
+residency::WakeReport DeviceAllocator::wake() {
+  return gauged([&] { return res_.wake(); });
+}
+
+void DeviceAllocator::evict(void* ptr, residency::Mode mode) {
+  gauged([&] { res_.evict(ptr, mode); });
+}
+
+void DeviceAllocator::restore(void* ptr) {
+  gauged([&] { res_.restore(ptr); });
+}
+
+void DeviceAllocator::reserve_host_tier(std::size_t bytes) {
+  std::lock_guard<std::mutex> g(mu_);
+  res_.reserve_host(bytes);
+}
+
+residency::ResidencyStats DeviceAllocator::residency_stats() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return res_.stats();
 }
 
 Stats DeviceAllocator::stats() const {

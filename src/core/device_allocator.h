@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "core/allocator.h"
+#include "residency/residency.h"
 #include "core/stats.h"
 #include "prim/decorators.h"
 #include "trace/tracer.h"
@@ -46,12 +47,24 @@ class DeviceAllocator {
   void check() const;
   PagePool::Holdings holdings() const;  // see Allocator::holdings
 
+  // Residency (residency/residency.h): sleep and wake of labelled
+  // allocations, eviction and restore of one allocation.
+  residency::SleepReport sleep(const std::vector<residency::Residency::Select>& what);
+  residency::SleepReport sleep(residency::Mode mode) { return sleep({{0, mode}}); }
+  residency::WakeReport wake();
+  void evict(void* ptr, residency::Mode mode);
+  void restore(void* ptr);
+  void reserve_host_tier(std::size_t bytes);
+  residency::ResidencyStats residency_stats() const;
+
   prim::Backend& backend() { return *counting_; }
   bool is_capturing(prim::Stream s) { return counting_->is_capturing(s); }  // counted, like the allocator's calls
   int device() const { return device_; }
 
  private:
   class OpTimer;
+  template <class F>
+  auto gauged(F&& f) -> decltype(f());
   // free() after the lock is taken: the allocator, statistics and tracing.
   FreeInfo free_locked(void* ptr, prim::Stream stream);
 
@@ -59,6 +72,7 @@ class DeviceAllocator {
   std::unique_ptr<prim::CountingBackend> counting_;
   mutable std::mutex mu_;
   Allocator alloc_;
+  residency::Residency res_;
   StatsRecorder rec_;
   std::shared_ptr<trace::Tracer> tracer_;
 };

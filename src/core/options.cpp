@@ -104,6 +104,19 @@ const std::vector<Entry>& entries() {
          o.copy_chunk = n;
        },
        [](const Options& o) { return size_str(o.copy_chunk); }},
+      {{"host_tier", "MEMLAKE_HOST_TIER", "0",
+        "Pinned host memory for the residency engine (memlake_sleep with offload, memlake_evict), allocated once per device at its first use or by memlake_host_tier_reserve / memlake.host_tier(), and reused: pinning at eviction time costs about 50x the copy. 0 = the pool grows on demand, by what each eviction lacks."},
+       [](Options& o, const std::string& v) { o.host_tier = parse_size(v); },
+       [](const Options& o) { return size_str(o.host_tier); }},
+      {{"tier_handle_size", "MEMLAKE_TIER_HANDLE_SIZE", "268435456",
+        "Residency: an allocation that comes back to the GPU (wake, restore) is mapped in handles of this size and one for the remainder (rounded to the handle size; at least one growth handle): fewer handles make the next sleep cheaper (the driver's unmap and release cost per handle)."},
+       [](Options& o, const std::string& v) {
+         const std::size_t n = parse_size(v);
+         if (n == 0 || n > (std::size_t{2} << 30))
+           throw_error(Errc::invalid_argument, "option tier_handle_size: '" + v + "' is not between 1 byte and 2G");
+         o.tier_handle_size = n;
+       },
+       [](const Options& o) { return size_str(o.tier_handle_size); }},
       {{"copy_h2d_streams", "MEMLAKE_COPY_H2D_STREAMS", "4",
         "DMA streams for the copy engine's staged host-to-device copies: the host threads spread their pieces over them, so several copy engines read host memory at once (measured on the H200 at 256 MiB: 34.5 GB/s with 1, 39.7 with 4); device-to-host copies use one."},
        [](Options& o, const std::string& v) { o.copy_h2d_streams = parse_int("copy_h2d_streams", v, 1, 16, "stream count"); },

@@ -35,6 +35,8 @@ struct Options {
   int copy_h2d_streams = 4;              // copy engine DMA streams for staged host-to-device copies
   int copy_register_after = 0;           // register a reused pageable buffer on its N-th copy (0 = never)
   std::size_t copy_register_limit = std::size_t{8} << 30;  // bytes the registration cache keeps registered
+  std::size_t host_tier = 0;             // residency: pinned host pool for evicted bytes (0 = grown on demand)
+  std::size_t tier_handle_size = std::size_t{256} << 20;  // residency: largest handle a restore creates
   std::string copy_topology;             // multi-path copies: "" = direct only, "measure", a described topology or @FILE
   bool stats_server = false;             // serve live stats on a Unix socket
   bool shim = true;                      // LD_PRELOAD shim routes allocations to memlake

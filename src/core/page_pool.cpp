@@ -36,7 +36,9 @@ PagePool::PagePool(prim::Backend& backend, Quiescer& quiescer, std::uint32_t han
       quiescer_(quiescer),
       page_(backend.granularity()),
       handle_slots_(std::max<std::uint32_t>(handle_slots, 1)),
-      large_slots_(large_slots > handle_slots_ && large_slots % handle_slots_ == 0 ? large_slots : 0) {}
+      large_slots_(large_slots > handle_slots_ && large_slots % handle_slots_ == 0 ? large_slots : 0) {
+  set_restore_handle(std::size_t{256} << 20);
+}
 
 PagePool::~PagePool() {
   // Destruction must not throw: whatever fails stays with the backend.
@@ -368,7 +370,8 @@ std::uint32_t PagePool::slots_of(const std::vector<PageId>& pages) const {
   return n;
 }
 
-std::vector<PageId> PagePool::map_pages(std::uintptr_t va, std::vector<PageId> chosen, std::uint32_t n) {
+std::vector<PageId> PagePool::map_pages(std::uintptr_t va, std::vector<PageId> chosen, std::uint32_t n,
+                                        prim::Access access, bool coarse) {
   // Creates the slots `chosen` lacks, maps all n slots at va, sets access
   // once. A shortfall worth at least two large handles (a big tensor) gets
   // large handles for its bulk; the rest, and smaller shortfalls, single
@@ -379,23 +382,37 @@ std::vector<PageId> PagePool::map_pages(std::uintptr_t va, std::vector<PageId> c
   // undone and the error rethrown.
   const std::uint32_t have = slots_of(chosen);
   const std::uint32_t missing = n - have;
-  const std::uint32_t larger = large_slots_ && missing >= 2 * large_slots_ ? missing / large_slots_ : 0;
-  const std::uint32_t rest = missing - larger * large_slots_;
-  const std::uint32_t big = handle_slots_ > 1 && rest >= 2 * handle_slots_ ? rest / handle_slots_ : 0;
+  std::vector<std::uint32_t> sizes;  // slots of each new handle
+  if (coarse) {
+    // A restore: the span is taken whole, so few handles win (each costs a
+    // create, a map, its share of set-access, and later an unmap and a
+    // release; H200, 20 GiB of weights in 351 allocations: a sleep took 122
+    // ms with power-of-two handles of at most 64 MiB, 66 ms with these):
+    // handles of restore_slots() and one of whatever remains.
+    std::uint32_t left = missing;
+    for (; left >= restore_slots(); left -= restore_slots()) sizes.push_back(restore_slots());
+    if (left) sizes.push_back(left);
+  } else {
+    const std::uint32_t larger = large_slots_ && missing >= 2 * large_slots_ ? missing / large_slots_ : 0;
+    const std::uint32_t rest = missing - larger * large_slots_;
+    const std::uint32_t big = handle_slots_ > 1 && rest >= 2 * handle_slots_ ? rest / handle_slots_ : 0;
+    sizes.reserve(larger + big + rest % handle_slots_);
+    sizes.insert(sizes.end(), larger, large_slots_);
+    sizes.insert(sizes.end(), big, handle_slots_);
+    sizes.insert(sizes.end(), rest - big * handle_slots_, 1);
+  }
   std::vector<std::pair<prim::PhysHandle, std::uint32_t>> fresh;  // (handle, slots)
-  fresh.reserve(larger + big + rest % handle_slots_ + 1);
+  fresh.reserve(sizes.size());
   std::uint32_t mapped = 0;  // slots
   try {
-    for (std::uint32_t i = 0; i < larger; ++i) fresh.emplace_back(be_.create(large_slots_ * page_), large_slots_);
-    for (std::uint32_t i = 0; i < big; ++i) fresh.emplace_back(be_.create(handle_slots_ * page_), handle_slots_);
-    for (std::uint32_t i = big * handle_slots_; i < rest; ++i) fresh.emplace_back(be_.create(page_), 1);
+    for (std::uint32_t k : sizes) fresh.emplace_back(be_.create(k * page_), k);
     auto map_one = [&](prim::PhysHandle h, std::uint32_t k) {
       be_.map(va + static_cast<std::size_t>(mapped) * page_, k * page_, h);
       mapped += k;
     };
     for (PageId p : chosen) map_one(pages_[p].handle, pages_[p].k);
     for (auto [h, k] : fresh) map_one(h, k);
-    be_.set_access(va, static_cast<std::size_t>(n) * page_, prim::Access::read_write);
+    be_.set_access(va, static_cast<std::size_t>(n) * page_, access);
   } catch (...) {
     // Undo each mapping and handle on its own: one that fails is kept
     // (stranded) for a retry and named in the error, the others still go.
@@ -955,6 +972,100 @@ PagePool::Holdings PagePool::holdings() const {
   return h;
 }
 
+void PagePool::set_restore_handle(std::size_t bytes) {
+  // At most 1024 slots (the page record's limit). With single-slot growth
+  // pages, restores use them too: take_fit then reads single-slot pages.
+  if (handle_slots_ == 1) return;
+  const std::size_t slots = bytes / page_ / handle_slots_ * handle_slots_;
+  restore_slots_ = static_cast<std::uint32_t>(std::clamp<std::size_t>(slots, handle_slots_, 1024));
+}
+
+std::size_t PagePool::evict_span(const Span& s, bool release) {
+  View& w = views_[s.view];
+  if (!w.live || w.spans == 0 || s.first + s.count > w.slots.size()) broken("evict of a span that is not live");
+  // Other views' mappings of these pages go first (they are BUSY, so no free
+  // run changes): the pages must leave every address but the span's own.
+  for (std::uint32_t i = s.first; i < s.first + s.count;) {
+    const PageId p = w.slots[i];
+    if (p == kHole || !pages_[p].busy) broken("evict of a span whose pages are not all busy");
+    while (pages_[p].maps.size() > 1) {
+      const MapEntry other = pages_[p].maps[0].view == s.view ? pages_[p].maps[1] : pages_[p].maps[0];
+      View& ow = views_[other.view];
+      unmap_slots(ow, other.slot, other.slot + pages_[p].k);
+      if (ow.spans == 0 && ow.in_lru) {  // a view with holes goes first at the next trim
+        unidle(other.view);
+        idle(other.view);
+      }
+    }
+    i += pages_[p].k;
+  }
+  // One unmap for the span's own range (the driver charges per handle).
+  be_.unmap(s.va, static_cast<std::size_t>(s.count) * page_);
+  std::size_t bytes = 0;
+  for (std::uint32_t i = s.first; i < s.first + s.count;) {
+    const PageId p = w.slots[i];
+    Page& pg = pages_[p];
+    const std::uint32_t k = pg.k;
+    pg.maps.clear();
+    slots_mapped_ -= k;
+    for (std::uint32_t j = 0; j < k; ++j) w.slots[i + j] = kHole;
+    w.holes += k;
+    bytes += static_cast<std::size_t>(k) * page_;
+    // The page is FREE and global now: nothing can have work queued on it.
+    pg.busy = false;
+    pg.tag = kGlobal;
+    pg.seq = 0;
+    free_pages_ += k;
+    free_by_tag(kGlobal) += k;
+    orphans_.insert({kGlobal, p});
+    if (release) {
+      try {
+        release_page(p);
+      } catch (const Error&) {
+        // The handle stays ours, a FREE orphan: consistent, released later.
+      }
+    }
+    i += k;
+  }
+  return bytes;
+}
+
+void PagePool::restore_span(const Span& s, std::uint32_t reuse_max, prim::Access a, TakeInfo* info) {
+  View& w = views_[s.view];
+  if (!w.live || w.spans == 0 || s.first + s.count > w.slots.size() ||
+      std::any_of(w.slots.begin() + s.first, w.slots.begin() + s.first + s.count, [](PageId p) { return p != kHole; }))
+    broken("restore of a span that is not evicted");
+  // Mappings an earlier failed restore could not undo (stranded) go first:
+  // nothing can be mapped over them. If that fails, nothing changed.
+  const std::size_t bytes = static_cast<std::size_t>(s.count) * page_;
+  for (auto it = stranded_maps_.lower_bound(s.va); it != stranded_maps_.end() && it->first < s.va + bytes;) {
+    be_.unmap(it->first, it->second.bytes);
+    it = stranded_maps_.erase(it);
+  }
+  // A view maps each page at most once.
+  const std::uint32_t m = next_mark();
+  for (PageId p : w.slots)
+    if (p != kHole) pages_[p].mark = m;
+  std::uint32_t reused = 0;
+  std::vector<PageId> chosen = choose_free(std::min(reuse_max, s.count), kGlobal, m, &reused, /*exact=*/true);
+  const auto reused_pages = static_cast<std::uint32_t>(chosen.size());
+  chosen = map_pages(s.va, std::move(chosen), s.count, a, /*coarse=*/true);
+  attach(s.view, s.first, chosen, reused_pages);
+  --w.spans;  // mark_busy counts the span again
+  mark_busy(s.view, s.first, s.count);
+  if (info) *info = TakeInfo{w.stitched, reused, s.count - reused};
+}
+
+void PagePool::drop_evicted(const Span& s) {
+  View& w = views_[s.view];
+  if (!w.live || w.spans == 0) broken("drop of an evicted span that is not live");
+  if (--w.spans == 0) idle(s.view);
+}
+
+void PagePool::protect_span(const Span& s, prim::Access a) {
+  be_.set_access(s.va, static_cast<std::size_t>(s.count) * page_, a);
+}
+
 std::size_t PagePool::stitched_views() const {
   std::size_t n = 0;
   for (const View& w : views_) n += w.live && w.stitched;
@@ -976,7 +1087,7 @@ void PagePool::check() const {
   for (PageId p = 0; p < pages_.size(); ++p) {
     const Page& pg = pages_[p];
     if (!pg.live) continue;
-    if (pg.k == 0 || pg.k > std::max(handle_slots_, large_slots_)) broken("page " + std::to_string(p) + " has " + std::to_string(pg.k) + " slots");
+    if (pg.k == 0 || pg.k > std::max({handle_slots_, large_slots_, restore_slots()})) broken("page " + std::to_string(p) + " has " + std::to_string(pg.k) + " slots");
     live += pg.k;
     if (!pg.busy) {
       free += pg.k;

@@ -176,6 +176,31 @@ class PagePool {
 
   void pages_of(const Span& s, std::vector<PageId>& out) const;
 
+  // ---- Residency: a live span's pages leave and come back at the same address.
+  // Precondition of evict_span: `s` is live, no device work uses it any more,
+  // and its bytes are saved elsewhere (or not wanted). Its slots become holes
+  // of its view: the view keeps the address range and still counts the span
+  // as live, so nothing else is ever placed there. Mappings of its pages in
+  // other views go too. With `release` the pages go back to the backend
+  // (sleep); otherwise they stay reserved as FREE pages for others (tiering).
+  // Returns the bytes that left the span. On a failed unmap nothing changed
+  // for the pages not yet handled and the error is rethrown.
+  std::size_t evict_span(const Span& s, bool release);
+  // Maps pages at the holes of an evicted span again, with access `a`: free
+  // pages that fit exactly first (at most reuse_max slots), new handles for
+  // the rest, as few as possible (restore_slots() slots each and one for the
+  // remainder, of any size), and marks
+  // them BUSY. Strong guarantee: on failure the slots stay holes.
+  void restore_span(const Span& s, std::uint32_t reuse_max, prim::Access a, TakeInfo* info = nullptr);
+  // An evicted span is freed: its slots stay holes; its view may become idle.
+  void drop_evicted(const Span& s);
+  // Sets the access of a live span's mappings in its own view (read-only weights).
+  void protect_span(const Span& s, prim::Access a);
+  // The largest handle a restore creates, in slots (set from the
+  // tier_handle_size option, rounded down to whole growth handles).
+  std::uint32_t restore_slots() const { return restore_slots_; }
+  void set_restore_handle(std::size_t bytes);
+
   // Full consistency check; throws Errc::internal naming the violation.
   void check() const;
 
@@ -247,7 +272,9 @@ class PagePool {
   // with `exact`, never more than `want`.
   std::vector<PageId> choose_free(std::uint32_t want, Tag tag, std::uint32_t mark, std::uint32_t* got, bool exact = false);
   std::uint32_t slots_of(const std::vector<PageId>& pages) const;
-  std::vector<PageId> map_pages(std::uintptr_t va, std::vector<PageId> chosen, std::uint32_t n);
+  // coarse: new handles as large as restore_slots() allows (restores), not growth's sizes.
+  std::vector<PageId> map_pages(std::uintptr_t va, std::vector<PageId> chosen, std::uint32_t n,
+                                prim::Access access = prim::Access::read_write, bool coarse = false);
   // Whether slot i of view w is the first slot of its page (or a hole, or past the end).
   bool page_starts(const View& w, std::uint32_t i) const {
     return i == 0 || i >= w.slots.size() || w.slots[i] == kHole || w.slots[i - 1] != w.slots[i];
@@ -300,6 +327,7 @@ class PagePool {
   const std::size_t page_;
   const std::uint32_t handle_slots_;
   const std::uint32_t large_slots_;  // 0: no second size
+  std::uint32_t restore_slots_ = 1;
   std::vector<Page> pages_;
   std::vector<PageId> free_page_ids_;
   std::vector<View> views_;

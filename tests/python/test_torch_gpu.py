@@ -225,3 +225,58 @@ def test_shim_copies_pageable_tensors_through_the_engine():
     assert "round trip ok" in p.stdout
     assert "H2D of 100663296 bytes -> memlake" in p.stderr, p.stderr[-4000:]
     assert "D2H of 100663296 bytes -> memlake" in p.stderr, p.stderr[-4000:]
+
+
+def test_sleep_and_wake_under_enable_keep_tensors_and_give_memory_back():
+    out = run("""
+        import torch, memlake, memlake.torch as mt
+        mt.enable()
+        torch.ones(1, device="cuda"); torch.cuda.synchronize()
+        base = torch.cuda.mem_get_info()[0]
+        with memlake.tag("w-enable", readonly=True):
+            w = torch.randn(64 << 20, device="cuda")          # 256 MiB
+        with memlake.tag("kv-enable"):
+            kv = torch.full((128 << 20,), 3, device="cuda", dtype=torch.int32)  # 512 MiB
+        small = torch.arange(1000, device="cuda")              # a slab: stays
+        ref = w.clone().cpu()
+        ptr = w.data_ptr()
+        r = memlake.sleep(tags={"w-enable": "offload", "kv-enable": "discard"})
+        assert r["offloaded_bytes"] == 256 << 20 and r["discarded_bytes"] == 512 << 20, r
+        freed = torch.cuda.mem_get_info()[0] - base
+        assert freed > -(64 << 20), freed   # the driver got (almost) everything back
+        assert int(small.sum().item()) == 499500
+        memlake.wake()
+        assert w.data_ptr() == ptr
+        assert torch.equal(w.cpu(), ref)
+        kv.fill_(5); assert int(kv[-1].item()) == 5
+        # read-only weights: the next sleep copies nothing
+        r = memlake.sleep(tags=["w-enable"])
+        assert r["offloaded_bytes"] == 0 and r["kept_bytes"] == 256 << 20, r
+        memlake.wake()
+        assert torch.equal(w.cpu(), ref)
+        print("ok", memlake.residency_stats())
+    """)
+    assert "ok" in out
+
+
+def test_cuda_graph_captured_before_sleep_replays_after_wake_under_pool():
+    out = run("""
+        import torch, memlake, memlake.torch as mt
+        with mt.pool() as mp, memlake.tag("w-graph"):
+            w = torch.randn(2048, 2048, device="cuda")
+        x = torch.randn(16, 2048, device="cuda")
+        s = torch.cuda.Stream(); s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            y = x @ w
+        torch.cuda.current_stream().wait_stream(s)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            y = x @ w
+        g.replay(); torch.cuda.synchronize(); ref = y.clone()
+        memlake.sleep(tags=["w-graph"])
+        memlake.wake()
+        y.zero_(); g.replay(); torch.cuda.synchronize()
+        assert torch.equal(y, ref)
+        print("ok")
+    """)
+    assert "ok" in out

@@ -1,0 +1,179 @@
+"""Sleep and wake: GPU memory leaves the process while idle and comes back
+at the same addresses, so tensors, pointers and captured CUDA graphs stay
+valid (the residency engine, include/memlake/memlake.h).
+
+    import memlake
+    with memlake.tag("weights", readonly=True):
+        model = build_model().cuda()
+    with memlake.tag("kv"):
+        cache = torch.empty(..., device="cuda")
+    memlake.host_tier(24 << 30)                       # pin the host pool once, up front
+    memlake.sleep(mode="offload", tags=["weights"])   # bytes to pinned host memory
+    memlake.sleep(mode="discard", tags=["kv"])        # ... or dropped
+    memlake.wake()                                     # both come back
+
+Works on allocations of the default allocator: under memlake.torch.enable()
+(every tensor) and memlake.torch.pool() (PyTorch's segments; call
+torch.cuda.empty_cache() before a sleep so PyTorch's cached free blocks are
+not copied). Only allocations over small_max (1 MiB) move; smaller ones
+share slabs and stay.
+"""
+import contextlib
+import ctypes
+import threading
+from ctypes import POINTER, c_double, c_int, c_size_t, c_uint32, c_uint64, c_void_p
+
+from . import InvalidArgumentError, _check, _default, _lib
+
+__all__ = ["tag", "sleep", "wake", "evict", "restore", "host_tier", "residency_stats"]
+
+TAG_READONLY = 1
+_MODES = {"offload": 0, "discard": 1}
+
+
+class _Report(ctypes.Structure):
+    _fields_ = [("struct_size", c_uint32), ("allocations", c_uint32), ("offloaded_bytes", c_uint64),
+                ("kept_bytes", c_uint64), ("discarded_bytes", c_uint64), ("released_bytes", c_uint64),
+                ("restored_bytes", c_uint64), ("refilled_bytes", c_uint64), ("seconds", c_double)]
+
+
+class _Stats(ctypes.Structure):
+    _fields_ = [("struct_size", c_uint32), ("asleep", c_uint32), ("sleeps", c_uint64), ("wakes", c_uint64),
+                ("evictions", c_uint64), ("restores", c_uint64), ("bytes_evicted", c_uint64),
+                ("bytes_restored", c_uint64), ("bytes_discarded", c_uint64), ("evicted_now", c_uint64),
+                ("evicted_bytes_now", c_uint64), ("host_capacity", c_uint64), ("host_used", c_uint64),
+                ("last_sleep_seconds", c_double), ("last_wake_seconds", c_double)]
+
+
+for _name, _res, _args in [
+        ("memlake_tag_register", c_int, [ctypes.c_char_p, ctypes.c_uint, POINTER(c_int)]),
+        ("memlake_tag_set", c_int, [c_int, POINTER(c_int)]),
+        ("memlake_sleep", c_int, [c_void_p, c_int, POINTER(c_int), POINTER(c_int), c_size_t, c_int,
+                                  POINTER(_Report)]),
+        ("memlake_wake", c_int, [c_void_p, c_int, POINTER(_Report)]),
+        ("memlake_evict", c_int, [c_void_p, c_void_p, c_int, c_int]),
+        ("memlake_restore", c_int, [c_void_p, c_void_p, c_int]),
+        ("memlake_host_tier_reserve", c_int, [c_void_p, c_int, c_size_t]),
+        ("memlake_get_residency_stats", c_int, [c_void_p, c_int, POINTER(_Stats)])]:
+    _f = getattr(_lib, _name)
+    _f.restype, _f.argtypes = _res, _args
+
+_tags = {}
+_tags_mu = threading.Lock()
+
+
+def _tag_id(name, readonly=False):
+    if not isinstance(name, str) or not name:
+        raise InvalidArgumentError(f"tag name must be a non-empty string, got {name!r}")
+    with _tags_mu:
+        key = (name, bool(readonly))
+        if key not in _tags:
+            i = c_int()
+            _check(_lib.memlake_tag_register(name.encode(), TAG_READONLY if readonly else 0, ctypes.byref(i)))
+            _tags[key] = i.value
+        return _tags[key]
+
+
+def _known_tag(name):
+    with _tags_mu:
+        for (n, _), i in _tags.items():
+            if n == name:
+                return i
+    raise InvalidArgumentError(f"unknown tag {name!r}: no allocation was made under memlake.tag({name!r})")
+
+
+@contextlib.contextmanager
+def tag(name, readonly=False):
+    """Allocations this thread makes inside the block belong to tag `name`.
+
+    readonly=True (weights): after a wake they are mapped read-only and keep
+    their host copy, so the next sleep copies nothing; a device write to them
+    then faults."""
+    prev = c_int()
+    _check(_lib.memlake_tag_set(_tag_id(name, readonly), ctypes.byref(prev)))
+    try:
+        yield
+    finally:
+        _check(_lib.memlake_tag_set(prev.value, None))
+
+
+def _handle(allocator):
+    return (allocator or _default())._handle()
+
+
+def _device(device):
+    if not isinstance(device, int) or device < -1:
+        raise InvalidArgumentError(f"device must be an ordinal or -1 (every device), got {device!r}")
+    return device
+
+
+def _report(r, keys):
+    return {k: getattr(r, k) for k in keys}
+
+
+def sleep(tags=None, mode="offload", device=-1, allocator=None):
+    """Large allocations with one of `tags` (None: all) leave the GPU after the
+    work queued so far; then the allocator's cache goes back to the driver.
+
+    mode "offload" keeps the bytes in pinned host memory, "discard" drops them;
+    `tags` may map each tag to its own mode ({"weights": "offload", "kv":
+    "discard"}): one call, the cache unmapped while the weights copy.
+    Returns {allocations, offloaded_bytes, kept_bytes, discarded_bytes,
+    released_bytes, seconds}. Raises memlake.OutOfMemoryError, before
+    anything moves, if the host cannot hold the offload."""
+    if isinstance(tags, str):
+        tags = [tags]
+    per_tag = dict(tags) if isinstance(tags, dict) else {t: mode for t in (tags or [])}
+    for m in list(per_tag.values()) + [mode]:
+        if m not in _MODES:
+            raise InvalidArgumentError(f"mode must be 'offload' or 'discard', got {m!r}")
+    if tags is not None and not per_tag:
+        raise InvalidArgumentError("tags is empty: pass None to sleep every allocation")
+    ids = [_known_tag(t) for t in per_tag]
+    modes = [_MODES[m] for m in per_tag.values()]
+    n = len(ids)
+    r = _Report(struct_size=ctypes.sizeof(_Report))
+    _check(_lib.memlake_sleep(_handle(allocator), _device(device), (c_int * max(1, n))(*ids),
+                              (c_int * max(1, n))(*modes), n, _MODES[mode], ctypes.byref(r)))
+    return _report(r, ["allocations", "offloaded_bytes", "kept_bytes", "discarded_bytes", "released_bytes", "seconds"])
+
+
+def wake(device=-1, allocator=None):
+    """Brings back everything sleep() took, at the same addresses; returns once
+    the bytes are back. {allocations, restored_bytes, refilled_bytes, seconds}."""
+    r = _Report(struct_size=ctypes.sizeof(_Report))
+    _check(_lib.memlake_wake(_handle(allocator), _device(device), ctypes.byref(r)))
+    return _report(r, ["allocations", "restored_bytes", "refilled_bytes", "seconds"])
+
+
+def _ptr(obj):
+    p = obj.data_ptr() if hasattr(obj, "data_ptr") else obj
+    if not isinstance(p, int) or p <= 0:
+        raise InvalidArgumentError(f"expected a tensor or a positive address, got {obj!r}")
+    return p
+
+
+def evict(obj, mode="offload", device=0, allocator=None):
+    """One allocation (a tensor's storage start, or an address) leaves the GPU
+    after the work queued on its stream; its pages serve other allocations."""
+    if mode not in _MODES:
+        raise InvalidArgumentError(f"mode must be 'offload' or 'discard', got {mode!r}")
+    _check(_lib.memlake_evict(_handle(allocator), _ptr(obj), _device(device), _MODES[mode]))
+
+
+def restore(obj, device=0, allocator=None):
+    """Brings an evicted allocation back; its stream waits for the copy."""
+    _check(_lib.memlake_restore(_handle(allocator), _ptr(obj), _device(device)))
+
+
+def host_tier(nbytes, device=0, allocator=None):
+    """Pins host memory for the host tier now, so that sleep() pins nothing."""
+    if not isinstance(nbytes, int) or nbytes < 0 or nbytes >= 1 << 64:
+        raise InvalidArgumentError(f"nbytes must be a non-negative integer, got {nbytes!r}")
+    _check(_lib.memlake_host_tier_reserve(_handle(allocator), _device(device), nbytes))
+
+
+def residency_stats(device=0, allocator=None):
+    s = _Stats(struct_size=ctypes.sizeof(_Stats))
+    _check(_lib.memlake_get_residency_stats(_handle(allocator), _device(device), ctypes.byref(s)))
+    return {k: getattr(s, k) for k, _ in _Stats._fields_ if k != "struct_size"}

@@ -1,0 +1,379 @@
+#include "residency/residency.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/error.h"
+#include "core/labels.h"
+
+namespace memlake::residency {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+bool readonly_label(std::uint16_t label) { return label && (core::label_flags(label) & core::kLabelReadonly); }
+
+}  // namespace
+
+Residency::Residency(prim::Backend& be, core::Allocator& alloc, std::size_t host_initial)
+    : be_(be), alloc_(alloc), host_(be), host_initial_(host_initial) {}
+
+Residency::~Residency() {
+  try {
+    if (have_streams_) {
+      be_.synchronize_stream(d2h_);
+      be_.synchronize_stream(h2d_);
+    }
+    reclaim(true);
+    if (have_streams_) {
+      be_.destroy_stream(d2h_);
+      be_.destroy_stream(h2d_);
+    }
+  } catch (...) {
+    // Destruction must not throw.
+  }
+}
+
+void Residency::streams() {
+  if (have_streams_) return;
+  if (host_initial_) host_.reserve(host_initial_);
+  d2h_ = be_.create_stream();
+  try {
+    h2d_ = be_.create_stream();
+  } catch (...) {
+    be_.destroy_stream(d2h_);
+    throw;
+  }
+  have_streams_ = true;
+}
+
+void Residency::reclaim(bool wait) {
+  std::size_t kept = 0;
+  for (Pending& p : pending_) {
+    if (wait) be_.wait_event(p.event);
+    if (wait || be_.query_event(p.event)) {
+      be_.destroy_event(p.event);
+      host_.give(p.ext);
+    } else {
+      pending_[kept++] = p;
+    }
+  }
+  pending_.resize(kept);
+}
+
+void Residency::give(Entry& e) {
+  if (e.ext) host_.give(*e.ext);
+  e.ext.reset();
+  e.clean = false;
+}
+
+void Residency::forget(std::uintptr_t ptr) {
+  auto it = entries_.find(ptr);
+  if (it == entries_.end()) return;
+  if (it->second.evicted) {
+    --st_.evicted_now;
+    st_.evicted_bytes_now -= it->second.bytes;
+  }
+  give(it->second);
+  entries_.erase(it);
+  asleep_ = asleep_ && std::any_of(entries_.begin(), entries_.end(), [](const auto& kv) { return kv.second.by_sleep; });
+}
+
+SleepReport Residency::sleep(const std::vector<Select>& what) {
+  const auto t0 = std::chrono::steady_clock::now();
+  streams();
+  reclaim(true);
+  // No kernel queued so far may touch what is unmapped below.
+  be_.synchronize_device();
+
+  std::vector<core::Resident> rs;
+  alloc_.residents(rs);
+  struct Item {
+    core::Resident r;
+    Mode mode;
+    bool copy;
+    std::optional<HostTier::Extent> ext;  // new extent for a copy
+    prim::Event event = 0;
+  };
+  std::vector<Item> items;
+  std::size_t need = 0;
+  for (const core::Resident& r : rs) {
+    if (r.evicted) continue;
+    auto sel = std::find_if(what.begin(), what.end(), [&](const Select& x) { return x.label == 0 || x.label == r.label; });
+    if (sel == what.end()) continue;
+    auto it = entries_.find(r.ptr);
+    const bool clean = it != entries_.end() && it->second.clean && it->second.ext;
+    const bool copy = sel->mode == Mode::offload && !clean;
+    if (copy) need += round_extent(r.requested);
+    items.push_back(Item{r, sel->mode, copy, std::nullopt});
+  }
+  if (items.empty()) {
+    if (asleep_)
+      throw_error(Errc::invalid_argument, "sleep: already asleep (" + std::to_string(st_.evicted_now) +
+                                              " allocations, " + format_bytes(st_.evicted_bytes_now) +
+                                              " off the GPU) and nothing selected is left on it: wake first");
+  }
+  // Copies first, largest first: the DMA starts at once and the host
+  // unmaps what needs no copy while it runs.
+  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+    return a.copy != b.copy ? a.copy : a.r.requested > b.r.requested;
+  });
+  // The host tier holds every copy before anything moves (pinning, if it
+  // must grow, happens here once, not per allocation).
+  if (need) {
+    try {
+      host_.reserve(need);
+      for (Item& it : items) {
+        if (!it.copy) continue;
+        it.ext = host_.take(it.r.requested);
+        if (!it.ext) {  // free ranges too short: one chunk for all that is left
+          host_.grow(need);
+          it.ext = host_.take(it.r.requested);
+        }
+        need -= round_extent(it.r.requested);
+      }
+    } catch (...) {
+      for (Item& u : items)
+        if (u.ext) host_.give(*u.ext);
+      throw;
+    }
+  }
+
+  SleepReport rep;
+  auto evict_now = [&](Item& it) {
+    rep.released += alloc_.evict(reinterpret_cast<void*>(it.r.ptr), /*release=*/true);
+    Entry& e = entries_[it.r.ptr];
+    if (it.ext) {
+      give(e);  // an old copy, if any, is stale
+      e.ext = it.ext;
+      it.ext.reset();
+      rep.offloaded += it.r.requested;
+    } else if (it.mode == Mode::discard) {
+      give(e);
+      rep.discarded += it.r.requested;
+    } else {
+      rep.kept += it.r.requested;  // the clean copy stays
+    }
+    e.clean = false;
+    e.evicted = e.by_sleep = true;
+    e.bytes = it.r.requested;
+    ++rep.allocations;
+    ++st_.evictions;
+    ++st_.evicted_now;
+    st_.evicted_bytes_now += e.bytes;
+    asleep_ = true;  // from the first eviction on, wake() brings things back
+  };
+  try {
+    for (Item& it : items) {
+      if (!it.copy) continue;
+      be_.copy_to_host_async(host_.addr(*it.ext), it.r.ptr, it.r.requested, d2h_);
+      it.event = be_.record_event(d2h_);
+    }
+    for (Item& it : items)
+      if (!it.copy) evict_now(it);
+    for (Item& it : items) {
+      if (!it.copy) continue;
+      be_.wait_event(it.event);
+      be_.destroy_event(it.event);
+      it.event = 0;
+      evict_now(it);
+    }
+  } catch (...) {
+    // What left stays left (wake() brings it back); the rest stays on the
+    // GPU, intact. The copies still queued read memory that stays mapped.
+    try {
+      be_.synchronize_stream(d2h_);
+      for (Item& it : items) {
+        if (it.event) be_.destroy_event(it.event);
+        if (it.ext) host_.give(*it.ext);
+      }
+    } catch (...) {
+    }
+    throw;
+  }
+  rep.released += alloc_.empty_cache();
+  rep.seconds = seconds_since(t0);
+  st_.bytes_evicted += rep.offloaded + rep.kept + rep.discarded;
+  st_.bytes_discarded += rep.discarded;
+  ++st_.sleeps;
+  st_.last_sleep_s = rep.seconds;
+  return rep;
+}
+
+WakeReport Residency::wake() {
+  if (!asleep_) throw_error(Errc::invalid_argument, "wake: not asleep (nothing was put to sleep, or it is awake already)");
+  const auto t0 = std::chrono::steady_clock::now();
+  streams();
+  std::vector<std::pair<std::uintptr_t, Entry*>> todo;
+  for (auto& [p, e] : entries_)
+    if (e.by_sleep && e.evicted) todo.emplace_back(p, &e);
+  // Copies first, largest first (the DMA starts while the rest is mapped).
+  std::stable_sort(todo.begin(), todo.end(), [](const auto& a, const auto& b) {
+    return a.second->ext.has_value() != b.second->ext.has_value() ? a.second->ext.has_value()
+                                                                     : a.second->bytes > b.second->bytes;
+  });
+  WakeReport rep;
+  // Each allocation is final once its copy is complete: a read-only one is
+  // then protected (and keeps its host copy), the others give theirs back.
+  // Copies complete in order on the one stream, so the host finalises the
+  // early ones while it still maps and queues the later ones.
+  std::vector<prim::Event> events(todo.size(), 0);
+  std::size_t mapped = 0, done = 0;
+  auto finalize = [&](std::size_t i) {
+    auto [p, e] = todo[i];
+    if (events[i]) {
+      be_.wait_event(events[i]);
+      be_.destroy_event(events[i]);
+      events[i] = 0;
+    }
+    e->by_sleep = false;
+    if (e->ext && readonly_label(alloc_.resident(reinterpret_cast<void*>(p)).label)) {
+      alloc_.set_readonly(reinterpret_cast<void*>(p), true);
+      e->clean = true;
+    } else {
+      give(*e);
+      entries_.erase(p);
+    }
+  };
+  auto settle = [&](bool all) {
+    for (; done < mapped && (all || !events[done] || be_.query_event(events[done])); ++done) finalize(done);
+  };
+  try {
+    for (; mapped < todo.size(); ++mapped) {
+      auto [p, e] = todo[mapped];
+      alloc_.restore(reinterpret_cast<void*>(p));
+      e->evicted = false;
+      --st_.evicted_now;
+      st_.evicted_bytes_now -= e->bytes;
+      ++st_.restores;
+      ++rep.allocations;
+      if (e->ext) {
+        be_.copy_to_device_async(p, host_.addr(*e->ext), e->bytes, h2d_);
+        events[mapped] = be_.record_event(h2d_);
+        rep.restored += e->bytes;
+      } else {
+        rep.refilled += e->bytes;
+      }
+      settle(false);
+    }
+    settle(true);
+  } catch (const Error& err) {
+    // What is back stays back once its bytes are; the rest stays asleep.
+    try {
+      be_.synchronize_stream(h2d_);
+      if (mapped < todo.size() && !todo[mapped].second->evicted) {
+        // Mapped, but its copy was never queued: it goes back to sleep
+        // with its bytes still in the host tier, never with wrong ones.
+        auto [p, e] = todo[mapped];
+        if (events[mapped]) {
+          be_.destroy_event(events[mapped]);
+          events[mapped] = 0;
+        }
+        alloc_.evict(reinterpret_cast<void*>(p), /*release=*/true);
+        e->evicted = true;
+        ++st_.evicted_now;
+        st_.evicted_bytes_now += e->bytes;
+      }
+      settle(true);
+    } catch (...) {
+    }
+    asleep_ = std::any_of(entries_.begin(), entries_.end(), [](const auto& kv) { return kv.second.by_sleep; });
+    throw_error(err.code(), "wake: " + std::to_string(done) + " of " + std::to_string(todo.size()) +
+                                " allocations are back, the rest stays asleep (wake again to retry): " + err.what());
+  }
+  asleep_ = std::any_of(entries_.begin(), entries_.end(), [](const auto& kv) { return kv.second.by_sleep; });
+  rep.seconds = seconds_since(t0);
+  st_.bytes_restored += rep.restored;
+  ++st_.wakes;
+  st_.last_wake_s = rep.seconds;
+  return rep;
+}
+
+void Residency::evict(void* ptr, Mode mode) {
+  streams();
+  reclaim(false);
+  const core::Resident r = alloc_.resident(ptr);
+  if (r.evicted) throw_error(Errc::invalid_argument, "evict(" + hex_ptr(r.ptr) + "): already evicted");
+  auto it = entries_.find(r.ptr);
+  const bool clean = it != entries_.end() && it->second.clean && it->second.ext;
+  std::optional<HostTier::Extent> ext;
+  if (mode == Mode::offload && !clean) {
+    ext = host_.take(r.requested);
+    if (!ext) {
+      host_.grow(r.requested);
+      ext = host_.take(r.requested);
+    }
+    try {
+      // After the work queued on the allocation's stream, then unmapped
+      // once the copy is complete.
+      const prim::Event ready = be_.record_event(r.stream);
+      be_.stream_wait(d2h_, ready);
+      be_.destroy_event(ready);
+      be_.copy_to_host_async(host_.addr(*ext), r.ptr, r.requested, d2h_);
+      be_.synchronize_stream(d2h_);
+    } catch (...) {
+      host_.give(*ext);
+      throw;
+    }
+  } else {
+    be_.synchronize_stream(r.stream);
+  }
+  try {
+    alloc_.evict(ptr, /*release=*/false);
+  } catch (...) {
+    if (ext) host_.give(*ext);
+    throw;
+  }
+  Entry& e = entries_[r.ptr];
+  if (ext) {
+    give(e);
+    e.ext = ext;
+  } else if (mode == Mode::discard) {
+    give(e);
+  }
+  e.clean = false;
+  e.evicted = true;
+  e.bytes = r.requested;
+  ++st_.evictions;
+  ++st_.evicted_now;
+  st_.evicted_bytes_now += e.bytes;
+  st_.bytes_evicted += e.bytes;
+}
+
+void Residency::restore(void* ptr) {
+  streams();
+  reclaim(false);
+  const core::Resident r = alloc_.resident(ptr);
+  auto it = entries_.find(r.ptr);
+  if (!r.evicted || it == entries_.end()) throw_error(Errc::invalid_argument, "restore(" + hex_ptr(r.ptr) + "): not evicted");
+  if (it->second.by_sleep) throw_error(Errc::invalid_argument, "restore(" + hex_ptr(r.ptr) + "): asleep: wake() restores it");
+  alloc_.restore(ptr);
+  Entry& e = it->second;
+  e.evicted = false;
+  --st_.evicted_now;
+  st_.evicted_bytes_now -= e.bytes;
+  ++st_.restores;
+  if (e.ext) {
+    // The allocation's stream waits for the copy; the extent is reclaimed
+    // once the copy is complete.
+    be_.copy_to_device_async(r.ptr, host_.addr(*e.ext), e.bytes, h2d_);
+    const prim::Event done = be_.record_event(h2d_);
+    be_.stream_wait(r.stream, done);
+    pending_.push_back(Pending{done, *e.ext});
+    st_.bytes_restored += e.bytes;
+    e.ext.reset();
+  }
+  entries_.erase(it);
+}
+
+ResidencyStats Residency::stats() const {
+  ResidencyStats s = st_;
+  s.host_capacity = host_.capacity();
+  s.host_used = host_.used();
+  s.asleep = asleep_;
+  return s;
+}
+
+}  // namespace memlake::residency

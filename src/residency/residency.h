@@ -1,0 +1,136 @@
+// Residency: the one mechanism that moves a live allocation's bytes off the
+// GPU and back *at the same virtual address* (sleep/wake now; tiering and
+// the daemon build on it). The allocator unmaps and remaps pages
+// (Allocator::evict/restore over PagePool::evict_span/restore_span); this
+// unit moves the bytes, on copy streams of its own, ordered with compute by
+// events, into and out of a pinned host tier.
+//
+// Ordering guarantees (docs/design/residency.md):
+//  * sleep() synchronises the device first: no kernel queued before it can
+//    touch memory it unmaps. An allocation's pages are unmapped only after
+//    its copy to the host has completed.
+//  * wake() returns once every byte is back (the copy stream is drained).
+//  * evict() orders its copy after the work queued on the allocation's
+//    stream and unmaps after the copy; restore() maps first, copies on the
+//    restore stream, and makes the allocation's stream wait for the copy.
+//  * Work on streams other than the allocation's own is the caller's to
+//    order (as with freeing memory used on several streams).
+//
+// Failures leave everything consistent: an allocation is either resident,
+// intact, or evicted with its bytes in the host tier (or deliberately
+// discarded). Not thread-safe: DeviceAllocator holds its lock around calls.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "core/allocator.h"
+#include "residency/host_tier.h"
+
+namespace memlake::residency {
+
+enum class Mode { offload, discard };
+
+struct SleepReport {
+  std::size_t allocations = 0;  // allocations that left the GPU
+  std::size_t offloaded = 0;    // bytes copied to the host tier
+  std::size_t kept = 0;         // read-only bytes whose host copy was still true: no copy
+  std::size_t discarded = 0;    // bytes dropped
+  std::size_t released = 0;     // GPU memory given back to the driver, cache included
+  double seconds = 0;
+};
+
+struct WakeReport {
+  std::size_t allocations = 0;  // allocations mapped again
+  std::size_t restored = 0;     // bytes copied back from the host tier
+  std::size_t refilled = 0;     // bytes of discarded allocations mapped again (contents undefined)
+  double seconds = 0;
+};
+
+struct ResidencyStats {
+  std::uint64_t sleeps = 0, wakes = 0, evictions = 0, restores = 0;
+  std::uint64_t bytes_evicted = 0, bytes_restored = 0, bytes_discarded = 0;
+  std::uint64_t evicted_now = 0, evicted_bytes_now = 0;  // allocations (bytes) off the GPU now
+  std::uint64_t host_capacity = 0, host_used = 0;        // pinned host tier
+  bool asleep = false;
+  double last_sleep_s = 0, last_wake_s = 0;
+};
+
+class Residency {
+ public:
+  // host_initial: pinned at the first eviction (the host_tier option); the
+  // tier grows beyond it by what an eviction lacks.
+  Residency(prim::Backend& be, core::Allocator& alloc, std::size_t host_initial = 0);
+  ~Residency();
+  Residency(const Residency&) = delete;
+  Residency& operator=(const Residency&) = delete;
+
+  // What a sleep takes: allocations with `label` (0 in a one-entry list:
+  // every allocation) leave the GPU in `mode`.
+  struct Select {
+    std::uint16_t label;
+    Mode mode;
+  };
+  // Every resident large allocation selected leaves the GPU: offload copies
+  // its bytes to the host tier (read-only ones whose host copy is still true
+  // are not copied again), discard drops them. Then the allocator's cache
+  // goes back to the driver. One call may mix modes (offload the weights,
+  // discard the KV cache): the host unmaps what needs no copy while the
+  // copies run. Atomic against a short host tier: Errc::out_of_memory before
+  // anything moves. Errc::invalid_argument when nothing selected is still
+  // on the GPU (asleep already). Sleeping more tags while asleep is allowed.
+  SleepReport sleep(const std::vector<Select>& what);
+  SleepReport sleep(Mode mode) { return sleep({Select{0, mode}}); }
+  // Maps every allocation sleep() evicted at its address again and copies
+  // its bytes back; allocations labelled read-only are mapped read-only and
+  // keep their host copy. Errc::invalid_argument when not asleep. On a
+  // failure (out of memory) what is back stays back, the rest stays asleep
+  // and wake() may be called again.
+  WakeReport wake();
+
+  // One allocation (tiering). evict() returns once its pages are unmapped;
+  // the pages stay in the allocator's pool for other allocations.
+  void evict(void* ptr, Mode mode);
+  void restore(void* ptr);
+
+  // Called on every free of a large allocation (cheap when nothing is tracked).
+  void on_free(void* ptr) {
+    if (!entries_.empty()) forget(reinterpret_cast<std::uintptr_t>(ptr));
+  }
+  void reserve_host(std::size_t bytes) { host_.reserve(bytes); }
+  ResidencyStats stats() const;
+  bool asleep() const { return asleep_; }
+
+ private:
+  struct Entry {
+    std::optional<HostTier::Extent> ext;  // its bytes (or its clean copy) in the host tier
+    bool evicted = false;
+    bool by_sleep = false;  // wake() brings it back
+    bool clean = false;     // resident read-only, and ext still holds its bytes
+    std::size_t bytes = 0;  // what is copied: the requested size
+  };
+  void forget(std::uintptr_t ptr);
+  void streams();  // and the host tier's first chunk
+  void reclaim(bool wait);  // extents of restores whose copies completed
+  void give(Entry& e);
+
+  prim::Backend& be_;
+  core::Allocator& alloc_;
+  HostTier host_;
+  std::size_t host_initial_;
+  prim::Stream d2h_ = nullptr, h2d_ = nullptr;
+  bool have_streams_ = false;
+  std::unordered_map<std::uintptr_t, Entry> entries_;
+  struct Pending {
+    prim::Event event;
+    HostTier::Extent ext;
+  };
+  std::vector<Pending> pending_;  // host extents still read by a restore's copy
+  bool asleep_ = false;
+  ResidencyStats st_;
+};
+
+}  // namespace memlake::residency

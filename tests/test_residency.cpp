@@ -1,0 +1,372 @@
+// Residency: allocations leave the device and come back at the same address
+// with the same bytes (sleep/wake, evict/restore), on real aliasing memory
+// (the host backend's memfd pages), with faults injected at the primitives.
+#include <random>
+
+#include "core/labels.h"
+#include "prim/decorators.h"
+#include "support.h"
+
+namespace memlake::test {
+namespace {
+
+using residency::Mode;
+constexpr std::size_t kPage = 64 << 10;
+
+// A host backend whose pinned allocations can be made to fail (host memory short).
+class PinLimit final : public prim::ForwardingBackend {
+ public:
+  using ForwardingBackend::ForwardingBackend;
+  std::size_t limit = SIZE_MAX, pinned = 0;
+  void* alloc_pinned(std::size_t n) override {
+    if (pinned + n > limit) throw_error(Errc::out_of_memory, "test: pinned memory limit");
+    pinned += n;
+    return inner().alloc_pinned(n);
+  }
+};
+
+struct Rig {
+  prim::HostBackend* host;
+  PinLimit* pins;
+  prim::FaultyBackend* faulty;
+  std::unique_ptr<core::DeviceAllocator> dev;
+  explicit Rig(std::size_t handle_pages = 4) {
+    auto h = std::make_unique<prim::HostBackend>(0, kPage, 0);
+    host = h.get();
+    auto p = std::make_unique<PinLimit>(std::move(h));
+    pins = p.get();
+    auto f = std::make_unique<prim::FaultyBackend>(std::move(p));
+    faulty = f.get();
+    Options o;
+    o.backend = "host";
+    o.small_max = kPage / 4;
+    o.handle_size = handle_pages * kPage;
+    dev = std::make_unique<core::DeviceAllocator>(std::move(f), o);
+  }
+  prim::Backend& be() { return dev->backend(); }
+  std::size_t reserved() const { return dev->stats().reserved.current; }
+};
+
+struct Buf {
+  void* p;
+  std::size_t n;
+  std::uint64_t seed;
+};
+
+std::uint16_t tag(const char* name, unsigned flags = 0) { return core::label_id(name, flags); }
+
+// Allocates n bytes under `label` and fills them.
+Buf make(Rig& r, std::size_t n, std::uint16_t label, std::uint64_t seed) {
+  const std::uint16_t prev = core::set_current_label(label);
+  void* p = r.dev->alloc(n, nullptr);
+  core::set_current_label(prev);
+  fill(r.be(), p, n, seed);
+  return Buf{p, n, seed};
+}
+
+TEST(Residency, OffloadSleepGivesEverythingBackAndWakeRestoresAtTheSameAddress) {
+  Rig r;
+  const std::uint16_t w = tag("test-weights");
+  std::vector<Buf> bufs;
+  for (std::size_t n : {kPage + 1, 5 * kPage, 37 * kPage + 100, 3 * kPage}) bufs.push_back(make(r, n, w, bufs.size() + 1));
+  void* small = r.dev->alloc(100, nullptr);  // small allocations share slabs and stay
+  fill(r.be(), small, 100, 99);
+  const std::size_t maps_before = r.host->live_mappings();
+  const auto rep = r.dev->sleep(Mode::offload);
+  EXPECT_EQ(rep.allocations, bufs.size());
+  std::size_t total = 0;
+  for (const Buf& b : bufs) total += b.n;
+  EXPECT_EQ(rep.offloaded, total);
+  EXPECT_EQ(rep.discarded, 0u);
+  EXPECT_EQ(r.reserved(), kPage) << "only the small allocation's slab stays";
+  EXPECT_LT(r.host->live_mappings(), maps_before);
+  EXPECT_TRUE(r.dev->residency_stats().asleep);
+  r.dev->check();
+  // The addresses are still reserved: nothing new lands on them.
+  void* other = r.dev->alloc(5 * kPage, nullptr);
+  for (const Buf& b : bufs) EXPECT_TRUE(other < b.p || other >= static_cast<char*>(b.p) + b.n);
+  r.dev->free(other);
+  const auto wr = r.dev->wake();
+  EXPECT_EQ(wr.allocations, bufs.size());
+  EXPECT_EQ(wr.restored, total);
+  for (const Buf& b : bufs) EXPECT_TRUE(holds(r.be(), b.p, b.n, b.seed)) << b.n;
+  EXPECT_TRUE(holds(r.be(), small, 100, 99));
+  EXPECT_FALSE(r.dev->residency_stats().asleep);
+  r.dev->check();
+  for (const Buf& b : bufs) r.dev->free(b.p);
+  r.dev->free(small);
+  EXPECT_EQ(r.dev->residency_stats().host_used, 0u);
+  r.dev->empty_cache();
+  EXPECT_EQ(r.host->live_handles(), 0u);
+}
+
+TEST(Residency, DiscardDropsBytesAndWakeMapsWritableMemory) {
+  Rig r;
+  const std::uint16_t kv = tag("test-kv");
+  Buf b = make(r, 9 * kPage, kv, 5);
+  const auto rep = r.dev->sleep({{kv, Mode::discard}});
+  EXPECT_EQ(rep.discarded, b.n);
+  EXPECT_EQ(rep.offloaded, 0u);
+  EXPECT_EQ(r.dev->residency_stats().host_capacity, 0u) << "discard pins nothing";
+  EXPECT_EQ(r.reserved(), 0u);
+  const auto wr = r.dev->wake();
+  EXPECT_EQ(wr.refilled, b.n);
+  fill(r.be(), b.p, b.n, 6);
+  EXPECT_TRUE(holds(r.be(), b.p, b.n, 6));
+  r.dev->free(b.p);
+  r.dev->check();
+}
+
+TEST(Residency, TagsSelectWhatSleeps) {
+  Rig r;
+  const std::uint16_t w = tag("test-w2"), kv = tag("test-kv2");
+  Buf a = make(r, 4 * kPage, w, 1), b = make(r, 8 * kPage, kv, 2);
+  r.dev->sleep({{kv, Mode::offload}});
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed)) << "an unselected tag stays on the device, usable";
+  fill(r.be(), a.p, a.n, 11);
+  r.dev->wake();
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, 11));
+  EXPECT_TRUE(holds(r.be(), b.p, b.n, b.seed));
+  r.dev->check();
+}
+
+TEST(Residency, OneSleepMixesModesAndMoreTagsMaySleepWhileAsleep) {
+  Rig r;
+  const std::uint16_t w = tag("test-mix-w"), kv = tag("test-mix-kv"), act = tag("test-mix-act");
+  Buf a = make(r, 7 * kPage, w, 1), b = make(r, 11 * kPage, kv, 2), c = make(r, 3 * kPage, act, 3);
+  const auto rep = r.dev->sleep({{w, Mode::offload}, {kv, Mode::discard}});
+  EXPECT_EQ(rep.offloaded, a.n);
+  EXPECT_EQ(rep.discarded, b.n);
+  EXPECT_TRUE(holds(r.be(), c.p, c.n, c.seed));
+  EXPECT_EQ(r.dev->sleep({{act, Mode::offload}}).offloaded, c.n);
+  EXPECT_EQ(r.reserved(), 0u);
+  EXPECT_EQ(error_of([&] { r.dev->sleep({{w, Mode::offload}}); }), Errc::invalid_argument);
+  const auto wr = r.dev->wake();
+  EXPECT_EQ(wr.restored, a.n + c.n);
+  EXPECT_EQ(wr.refilled, b.n);
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  EXPECT_TRUE(holds(r.be(), c.p, c.n, c.seed));
+  r.dev->check();
+}
+
+TEST(Residency, ReadOnlyWeightsKeepTheirHostCopyAndAreNotCopiedAgain) {
+  Rig r;
+  const std::uint16_t w = tag("test-ro", core::kLabelReadonly);
+  Buf a = make(r, 6 * kPage + 7, w, 3);
+  EXPECT_EQ(r.dev->sleep({{w, Mode::offload}}).offloaded, a.n);
+  r.dev->wake();
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  // Mapped read-only now: a write faults (the host backend refuses it).
+  std::vector<unsigned char> junk(16, 0xff);
+  EXPECT_NE(error_of([&] { r.be().write(reinterpret_cast<std::uintptr_t>(a.p), junk.data(), junk.size()); }), Errc::ok);
+  const auto again = r.dev->sleep({{w, Mode::offload}});
+  EXPECT_EQ(again.offloaded, 0u);
+  EXPECT_EQ(again.kept, a.n);
+  EXPECT_EQ(r.reserved(), 0u);
+  r.dev->wake();
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  // Freed, its pages serve others writable again.
+  r.dev->free(a.p);
+  EXPECT_EQ(r.dev->residency_stats().host_used, 0u);
+  Buf b = make(r, 6 * kPage, 0, 4);
+  EXPECT_TRUE(holds(r.be(), b.p, b.n, b.seed));
+  r.dev->check();
+}
+
+TEST(Residency, MisuseIsRefusedWithClearErrors) {
+  Rig r;
+  std::string msg;
+  EXPECT_EQ(error_of([&] { r.dev->wake(); }, &msg), Errc::invalid_argument);
+  EXPECT_NE(msg.find("not asleep"), std::string::npos) << msg;
+  Buf a = make(r, 3 * kPage, 0, 1);
+  r.dev->sleep(Mode::offload);
+  EXPECT_EQ(error_of([&] { r.dev->sleep(Mode::offload); }, &msg), Errc::invalid_argument);
+  EXPECT_NE(msg.find("already asleep"), std::string::npos) << msg;
+  EXPECT_EQ(error_of([&] { r.dev->evict(a.p, Mode::offload); }), Errc::invalid_argument);
+  EXPECT_EQ(error_of([&] { r.dev->restore(a.p); }), Errc::invalid_argument) << "wake() restores what sleep took";
+  r.dev->wake();
+  void* small = r.dev->alloc(64, nullptr);
+  EXPECT_EQ(error_of([&] { r.dev->evict(small, Mode::offload); }, &msg), Errc::invalid_argument);
+  EXPECT_NE(msg.find("slab"), std::string::npos) << msg;
+  int x = 0;
+  EXPECT_EQ(error_of([&] { r.dev->evict(&x, Mode::offload); }), Errc::invalid_argument);
+  EXPECT_EQ(error_of([&] { r.dev->restore(a.p); }), Errc::invalid_argument);
+  EXPECT_EQ(error_of([] { core::label_id("", 0); }), Errc::invalid_argument);
+  EXPECT_EQ(error_of([] { core::set_current_label(core::kMaxLabels); }), Errc::invalid_argument);
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  r.dev->check();
+}
+
+TEST(Residency, FreesAndAllocationsWhileAsleepStayConsistent) {
+  Rig r;
+  Buf a = make(r, 4 * kPage, 0, 1), b = make(r, 12 * kPage, 0, 2);
+  r.dev->sleep(Mode::offload);
+  r.dev->free(a.p);  // asleep, freed: its host copy goes, its address becomes free
+  Buf c = make(r, 4 * kPage, 0, 3);
+  r.dev->check();
+  r.dev->wake();
+  EXPECT_TRUE(holds(r.be(), b.p, b.n, b.seed));
+  EXPECT_TRUE(holds(r.be(), c.p, c.n, c.seed));
+  EXPECT_EQ(r.dev->residency_stats().host_used, 0u);
+  r.dev->free(b.p);
+  r.dev->free(c.p);
+  r.dev->empty_cache();
+  EXPECT_EQ(r.host->live_handles(), 0u);
+  EXPECT_EQ(r.host->live_mappings(), 0u);
+  r.dev->check();
+}
+
+TEST(Residency, ShortHostMemoryFailsBeforeAnythingMoves) {
+  Rig r;
+  Buf a = make(r, 8 * kPage, 0, 1), b = make(r, 8 * kPage, 0, 2);
+  r.pins->limit = 10 * kPage;
+  std::string msg;
+  EXPECT_EQ(error_of([&] { r.dev->sleep(Mode::offload); }, &msg), Errc::out_of_memory);
+  EXPECT_NE(msg.find("host tier"), std::string::npos) << msg;
+  EXPECT_FALSE(r.dev->residency_stats().asleep);
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  EXPECT_TRUE(holds(r.be(), b.p, b.n, b.seed));
+  r.dev->check();
+  r.pins->limit = SIZE_MAX;
+  r.dev->sleep(Mode::offload);
+  r.dev->wake();
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  EXPECT_TRUE(holds(r.be(), b.p, b.n, b.seed));
+}
+
+TEST(Residency, EvictKeepsPagesInThePoolAndRestoreBringsTheBytesBack) {
+  Rig r;
+  Buf a = make(r, 8 * kPage, 0, 1);
+  const std::size_t reserved = r.reserved();
+  r.dev->evict(a.p, Mode::offload);
+  EXPECT_EQ(r.reserved(), reserved) << "tiering keeps the pages for other allocations";
+  Buf b = make(r, 8 * kPage, 0, 2);  // takes the evicted allocation's pages
+  EXPECT_EQ(r.reserved(), reserved);
+  r.dev->restore(a.p);  // needs new pages
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  EXPECT_TRUE(holds(r.be(), b.p, b.n, b.seed));
+  r.dev->check();
+  r.dev->evict(b.p, Mode::discard);
+  r.dev->free(b.p);
+  r.dev->check();
+}
+
+// Every primitive the residency paths call, failing at its n-th call: the
+// operation reports the error, every allocation is intact or cleanly asleep,
+// nothing is leaked, and a retry completes.
+class ResidencyFault : public ::testing::TestWithParam<prim::Op> {};
+
+TEST_P(ResidencyFault, SleepAndWakeSurviveAFaultAtEveryCall) {
+  std::uint64_t injected = 0;
+  for (int nth = 1; nth <= 6; ++nth) {
+    Rig r;
+    const std::uint16_t w = tag("test-fault-w", core::kLabelReadonly), kv = tag("test-fault-kv");
+    std::vector<Buf> bufs;
+    for (int i = 0; i < 6; ++i) bufs.push_back(make(r, (1 + 3 * i) * kPage + 5, i % 2 ? w : kv, 10 + i));
+    r.faulty->fail_nth(GetParam(), nth);
+    Errc e = error_of([&] { r.dev->sleep(Mode::offload); });
+    r.dev->check();
+    if (e == Errc::ok) {
+      e = error_of([&] { r.dev->wake(); });
+      r.dev->check();
+    }
+    injected += r.faulty->faults_injected();
+    r.faulty->stop_failing();
+    if (r.dev->residency_stats().asleep) r.dev->wake();
+    for (const Buf& b : bufs) ASSERT_TRUE(holds(r.be(), b.p, b.n, b.seed)) << prim::op_name(GetParam()) << " #" << nth;
+    // A full cycle still works.
+    r.dev->sleep(Mode::offload);
+    r.dev->wake();
+    for (const Buf& b : bufs) ASSERT_TRUE(holds(r.be(), b.p, b.n, b.seed));
+    for (const Buf& b : bufs) r.dev->free(b.p);
+    r.dev->check();
+    r.dev->empty_cache();
+    EXPECT_EQ(r.host->live_mappings(), 0u);
+  }
+  RecordProperty("faults_injected", static_cast<int>(injected));
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, ResidencyFault,
+                         ::testing::Values(prim::Op::create, prim::Op::map, prim::Op::set_access, prim::Op::unmap,
+                                           prim::Op::release, prim::Op::synchronize, prim::Op::event_record),
+                         [](const auto& p) { return std::string(prim::op_name(p.param)); });
+
+// Random operations against a reference: what each buffer must hold.
+TEST(Residency, RandomRoundTripsKeepEveryByte) {
+  std::mt19937_64 rng(20261204);
+  Rig r;
+  const std::uint16_t labels[] = {0, tag("test-rnd-a"), tag("test-rnd-ro", core::kLabelReadonly)};
+  std::vector<Buf> live;
+  std::uint64_t seed = 1;
+  int sleeps = 0;
+  for (int step = 0; step < 300; ++step) {
+    const int op = static_cast<int>(rng() % 10);
+    const bool asleep = r.dev->residency_stats().asleep;
+    if (op < 3 || live.empty()) {
+      const std::size_t n = kPage / 2 + rng() % (8 * kPage);
+      live.push_back(make(r, n, labels[rng() % 3], seed++));
+    } else if (op < 5) {
+      const std::size_t i = rng() % live.size();
+      r.dev->free(live[i].p);
+      live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+    } else if (op < 8 && !asleep) {
+      r.dev->sleep(rng() % 4 ? Mode::offload : Mode::discard);
+      ++sleeps;
+      if (r.dev->residency_stats().asleep) {
+        // Discarded contents are undefined after wake: refill those.
+        r.dev->wake();
+        for (Buf& b : live)
+          if (!holds(r.be(), b.p, b.n, b.seed)) {
+            b.seed = seed++;
+            if (r.dev->size_of(b.p) > kPage / 4) {
+              // read-only ones were offloaded, never discarded... unless the mode was discard
+              try {
+                fill(r.be(), b.p, b.n, b.seed);
+              } catch (const Error&) {
+                // read-only after wake: evict and restore makes it writable
+                r.dev->evict(b.p, Mode::discard);
+                r.dev->restore(b.p);
+                fill(r.be(), b.p, b.n, b.seed);
+              }
+            }
+          }
+      }
+    } else if (!asleep) {
+      Buf& b = live[rng() % live.size()];
+      if (b.n > kPage / 4) {
+        r.dev->evict(b.p, Mode::offload);
+        r.dev->restore(b.p);
+      }
+    }
+    if (step % 50 == 0) r.dev->check();
+  }
+  for (const Buf& b : live) EXPECT_TRUE(holds(r.be(), b.p, b.n, b.seed));
+  EXPECT_GT(sleeps, 30);
+  r.dev->check();
+}
+
+// The same round trip on every backend (the cuda instance runs on a GPU).
+class ResidencyBackend : public BackendTest {};
+
+TEST_P(ResidencyBackend, SleepWakeRoundTrip) {
+  core::DeviceAllocator dev(0, options());
+  std::vector<Buf> bufs;
+  for (std::size_t n : {std::size_t{3} << 20, std::size_t{37} << 20, (std::size_t{1} << 20) + 4096}) {
+    void* p = dev.alloc(n, nullptr);
+    fill(dev.backend(), p, n, n);
+    bufs.push_back(Buf{p, n, n});
+  }
+  dev.reserve_host_tier(std::size_t{64} << 20);
+  const auto rep = dev.sleep(Mode::offload);
+  EXPECT_EQ(rep.allocations, bufs.size());
+  EXPECT_EQ(dev.stats().reserved.current, 0u);
+  dev.wake();
+  for (const Buf& b : bufs) EXPECT_TRUE(holds(dev.backend(), b.p, b.n, b.seed));
+  for (const Buf& b : bufs) dev.free(b.p);
+  dev.check();
+}
+
+MEMLAKE_INSTANTIATE_BACKENDS(ResidencyBackend);
+
+}  // namespace
+}  // namespace memlake::test
