@@ -335,6 +335,34 @@ TEST(FaultPaths, AFailedUnmapOnAGuardedFreeStillFrees) {
   }
 }
 
+// A wake whose restore fails and whose rollback fails too leaves mappings
+// it could not undo inside the evicted span's range (stranded); the next
+// wake must clear them before mapping there, not fail on "already mapped".
+TEST(FaultPaths, ARestoreAfterAFailedRollbackClearsWhatWasStranded) {
+  Rig r(true, 4);
+  const std::size_t n = 9 * kPage + 5;
+  void* p = r.dev->alloc(n, nullptr);
+  fill(r.dev->backend(), p, n, 3);
+  r.dev->sleep(residency::Mode::offload);
+  r.faulty->fail_nth(prim::Op::set_access, 1);
+  r.faulty->fail_randomly(1.0, 1, {prim::FaultSite::unmap});
+  std::string msg;
+  EXPECT_EQ(error_of([&] { r.dev->wake(); }, &msg), Errc::driver);
+  r.faulty->stop_failing();
+  EXPECT_NE(msg.find("injected fault in unmap"), std::string::npos) << msg;
+  ASSERT_NO_THROW(r.dev->check());
+  EXPECT_GT(r.dev->holdings().stranded, 0u);
+  EXPECT_EQ(r.dev->holdings().mappings, r.host->live_mappings());
+  ASSERT_EQ(error_of([&] { r.dev->wake(); }, &msg), Errc::ok) << msg;
+  EXPECT_TRUE(holds(r.dev->backend(), p, n, 3));
+  r.dev->free(p);
+  r.dev->empty_cache();
+  r.dev->check();
+  EXPECT_EQ(r.host->live_handles(), 0u);
+  EXPECT_EQ(r.host->live_mappings(), 0u);
+  EXPECT_EQ(r.host->live_reservations(), 0u);
+}
+
 TEST(Faults, DestroyingWithLiveAllocationsReleasesEverything) {
   prim::HostBackend host(0, kPage, 0);
   {
