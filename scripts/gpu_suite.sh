@@ -3,12 +3,16 @@
 # machine): builds memlake, runs the whole GoogleTest suite (cuda instances
 # included), replays the traces on the cuda backend and runs the allocator
 # benchmarks on both backends. Results go to ${OUT:-out}/.
-#   scripts/gpu_suite.sh [TRACE_DIR] [GTEST_SOURCE_DIR]
+#   scripts/gpu_suite.sh [TRACE_DIR ...]
+# Traces: traces/ and .gpu/traces/ by default. GoogleTest is built from
+# $GTEST_SRC, else .gpu/googletest (untracked: scripts/gpu_prepare.sh fills
+# .gpu/ and the device run carries it), else /usr/src/googletest.
 # SKIP_TESTS, SKIP_REPLAY, SKIP_SHIM, SKIP_BENCH=1 leave parts out.
 set -uo pipefail
 out=${OUT:-out}; mkdir -p "$out"
-traces=${1:-../shared/traces}
-gtest=${2:-/usr/src/googletest}
+traces=("$@"); [ ${#traces[@]} -gt 0 ] || traces=(traces .gpu/traces)
+gtest=${GTEST_SRC:-}
+[ -n "$gtest" ] || { [ -f .gpu/googletest/CMakeLists.txt ] && gtest=$PWD/.gpu/googletest; } || gtest=/usr/src/googletest
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMLAKE_GTEST_SOURCE_DIR="$gtest" \
   -DMEMLAKE_BUILD_BENCHMARKS=OFF > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
@@ -18,7 +22,7 @@ if [ -z "${SKIP_TESTS:-}" ]; then
   ./build-gpu/tests/memlake_tests 2>&1 > "$out/tests.log"; rc=$?
   grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/tests.log" | head -40; tail -3 "$out/tests.log"
 fi
-[ -n "${SKIP_REPLAY:-}" ] || for t in "$traces"/*.csv.gz; do
+[ -n "${SKIP_REPLAY:-}" ] || for t in $(for d in "${traces[@]}"; do ls "$d"/*.csv.gz 2>/dev/null; done); do
   n=$(basename "$t" .csv.gz)
   ./build-gpu/memlake replay "$t" --backend cuda --check > "$out/replay_cuda_$n.txt" 2>&1
   ./build-gpu/memlake replay "$t" --backend host > "$out/replay_host_$n.txt" 2>&1

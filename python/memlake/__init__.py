@@ -13,16 +13,29 @@ allocator, the one PyTorch uses after memlake.torch.enable().
 """
 import ctypes
 import json as _json
+import numbers as _numbers
 
 from . import _native
 from ._native import lib as _lib
 
 __all__ = ["Allocator", "Error", "OutOfMemoryError", "InvalidArgumentError", "DriverError", "UnavailableError",
            "configure", "options", "stats", "reset_peak_stats", "empty_cache", "set_memory_cap", "summary",
-           "copy", "copy_forget", "version", "library_path"]
+           "copy", "copy_forget", "version", "library_path", "preload_library"]
 
 version = _lib.memlake_version().decode()
+__version__ = version  # the library's, which CMake takes from the repository's VERSION file
 library_path = _native.path
+
+
+def preload_library():
+    """Path of libmemlake_preload.so, the LD_PRELOAD shim, found next to libmemlake.so
+    (the wheel ships both in the package): `LD_PRELOAD=$(python3 -m memlake.preload_path) prog`."""
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(library_path)), "libmemlake_preload.so")
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"memlake: no libmemlake_preload.so beside {library_path} "
+                                "(it is built only where cuda.h was found)")
+    return path
 
 
 class Error(RuntimeError):
@@ -54,6 +67,38 @@ _ERRORS = {_native.OUT_OF_MEMORY: OutOfMemoryError, _native.INVALID_ARGUMENT: In
 def _check(status):
     if status != _native.MEMLAKE_OK:
         raise _ERRORS.get(status, Error)(_native.last_error())
+
+
+_SIZE_MAX = (1 << (8 * ctypes.sizeof(ctypes.c_size_t))) - 1
+_ADDR_MAX = (1 << (8 * ctypes.sizeof(ctypes.c_void_p))) - 1
+_INT_MAX = (1 << (8 * ctypes.sizeof(ctypes.c_int) - 1)) - 1
+
+
+def _integer(v, what, lo, hi):
+    """v as an int in [lo, hi]; InvalidArgumentError (a ValueError) otherwise.
+
+    ctypes would wrap an out-of-range Python int silently (-1 -> SIZE_MAX, 2**64 -> 0)."""
+    if isinstance(v, bool) or not isinstance(v, _numbers.Integral):
+        raise InvalidArgumentError(f"{what} must be an integer, got {type(v).__name__}")
+    v = int(v)
+    if v < lo or v > hi:
+        raise InvalidArgumentError(f"{what} {v} is out of range ({lo}..{hi})")
+    return v
+
+
+def _size(v, what="size"):
+    return _integer(v, what, 0, _SIZE_MAX)
+
+
+def _device(v):
+    return _integer(v, "device", 0, _INT_MAX)
+
+
+def _addr(v, what):
+    """An address for a void* argument: None/0 stay None."""
+    if v is None:
+        return None
+    return _integer(v, what, 0, _ADDR_MAX) or None
 
 
 def _opt_value(v):
@@ -203,16 +248,17 @@ class Allocator:
         return self._h
 
     def alloc(self, size, device=0, stream=None):
-        if size < 0:
-            raise InvalidArgumentError(f"negative size {size}")
+        size, device, stream = _size(size), _device(device), _addr(_stream_handle(stream), "stream")
         p = ctypes.c_void_p()
         _check(_lib.memlake_alloc(self._handle(), size, device, stream, ctypes.byref(p)))
         return p.value or 0
 
     def free(self, ptr, device=0, stream=None):
-        _check(_lib.memlake_free(self._handle(), ptr or None, device, stream))
+        ptr, device, stream = _addr(ptr, "ptr"), _device(device), _addr(_stream_handle(stream), "stream")
+        _check(_lib.memlake_free(self._handle(), ptr, device, stream))
 
     def stats(self, device=0):
+        device = _device(device)
         s = _native.Stats()
         s.struct_size = ctypes.sizeof(s)
         _check(_lib.memlake_get_stats(self._handle(), device, ctypes.byref(s)))
@@ -225,13 +271,14 @@ class Allocator:
         return _json.loads(buf.value.decode())
 
     def reset_peak_stats(self, device=0):
-        _check(_lib.memlake_reset_peak_stats(self._handle(), device))
+        _check(_lib.memlake_reset_peak_stats(self._handle(), _device(device)))
 
     def empty_cache(self, device=0):
-        _check(_lib.memlake_empty_cache(self._handle(), device))
+        _check(_lib.memlake_empty_cache(self._handle(), _device(device)))
 
     def set_memory_cap(self, nbytes):
-        _check(_lib.memlake_set_memory_cap(self._handle(), int(nbytes)))
+        """nbytes = 0 removes the cap; a negative one is an error (it used to mean no cap)."""
+        _check(_lib.memlake_set_memory_cap(self._handle(), _size(nbytes, "memory cap")))
 
     def summary(self, device=0):
         return _summary(self.stats(device), device, f"{self.backend} backend")
@@ -241,8 +288,11 @@ class Allocator:
 
         dst/src: integer addresses, torch tensors, objects with __cuda_array_interface__,
         or buffers (bytearray, numpy arrays) for host memory. nbytes defaults to the smaller size."""
+        device = _device(device)
         d, dn, _keep_d = _address(dst, "dst")
         s, sn, _keep_s = _address(src, "src")
+        if nbytes is not None:
+            nbytes = _size(nbytes, "copy: nbytes")
         if nbytes is None:
             sizes = [x for x in (dn, sn) if x is not None]
             if not sizes:
@@ -251,7 +301,7 @@ class Allocator:
         for name, have in (("dst", dn), ("src", sn)):
             if have is not None and nbytes > have:
                 raise InvalidArgumentError(f"copy: nbytes {nbytes} exceeds {name}'s {have} bytes")
-        _check(_lib.memlake_copy(self._handle(), d, s, nbytes, device, _stream_handle(stream)))
+        _check(_lib.memlake_copy(self._handle(), d, s, nbytes, device, _addr(_stream_handle(stream), "stream")))
 
     def copy_forget(self, buf, nbytes=None):
         """Unregisters what the copy engine's registration cache holds of a host buffer
@@ -259,12 +309,14 @@ class Allocator:
         p, n, _keep = _address(buf, "buf")
         if nbytes is None:
             nbytes = n if n is not None else 1
+        nbytes = _size(nbytes, "copy_forget: nbytes")
         _check(_lib.memlake_copy_forget(self._handle(), p, nbytes))
 
     def copy_stats(self, device=0):
         """What the copy engine of `device` has done: copies, bytes, how they went
         (direct / pinned / staged / registered), host threads, and with
         MEMLAKE_COPY_TOPOLOGY the multi-path transfers and bytes per GPU link."""
+        device = _device(device)
         s = _native.CopyStats()
         s.struct_size = ctypes.sizeof(s)
         _check(_lib.memlake_get_copy_stats(self._handle(), device, ctypes.byref(s)))
@@ -291,8 +343,8 @@ class Allocator:
 def _address(obj, what):
     """(address, nbytes or None, keep-alive) of an int, a torch tensor, a
     __cuda_array_interface__ or a buffer; the caller holds keep-alive for the copy."""
-    if isinstance(obj, int):
-        return obj, None, None
+    if isinstance(obj, _numbers.Integral) and not isinstance(obj, bool):
+        return _integer(obj, what, 0, _ADDR_MAX), None, None
     if hasattr(obj, "data_ptr") and hasattr(obj, "element_size"):  # torch.Tensor
         if hasattr(obj, "is_contiguous") and not obj.is_contiguous():
             raise InvalidArgumentError(f"{what}: tensor is not contiguous")

@@ -54,6 +54,7 @@ def _candidates():
         yield env
     here = os.path.dirname(os.path.abspath(__file__))
     yield os.path.join(here, "libmemlake.so")
+    yield os.path.join(here, "libmemlake.so.0")  # the wheel's: the soname the shim beside it needs
     root = os.path.dirname(os.path.dirname(here))  # python/memlake -> repo root
     for build in ("build", "build-gpu", "build-release"):
         yield os.path.join(root, build, "libmemlake.so")

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -372,7 +374,11 @@ size_t memlake_stats_json(memlake_allocator* a, char* buf, size_t len) {
       first = false;
     }
   });
-  j += "]}";
+  j += "]";
+  if (a->tracer)  // MEMLAKE_TRACE's health: a failed write is not silent
+    j += std::string(",\"trace\":{\"write_failed\":") + (a->tracer->write_failed() ? "true" : "false") +
+         ",\"events_lost\":" + std::to_string(a->tracer->events_lost()) + "}";
+  j += "}";
   if (buf && len) {
     std::size_t n = std::min(len - 1, j.size());
     std::memcpy(buf, j.data(), n);
@@ -384,9 +390,26 @@ size_t memlake_stats_json(memlake_allocator* a, char* buf, size_t len) {
 memlake_status memlake_copy(memlake_allocator* a, void* dst, const void* src, size_t nbytes, int device, void* stream) {
   if (!a || !dst || !src) return null_arg("allocator, dst or src");
   return guarded([&] {
+    using memlake::Errc;
+    if (device < 0) memlake::throw_error(Errc::invalid_argument, "memlake_copy: device " + std::to_string(device) + " < 0");
+    if (nbytes == 0) return;
+    const auto d0 = reinterpret_cast<std::uintptr_t>(dst), s0 = reinterpret_cast<std::uintptr_t>(src);
+    if (nbytes > UINTPTR_MAX - d0 || nbytes > UINTPTR_MAX - s0)
+      memlake::throw_error(Errc::invalid_argument, "memlake_copy: " + std::to_string(nbytes) + " bytes from " +
+                                                       memlake::hex_ptr(s0) + " to " + memlake::hex_ptr(d0) +
+                                                       " wrap around the address space");
     memlake::prim::Backend& be = a->device(device).backend();
     using K = memlake::prim::Backend::PointerKind;
     const K dk = be.pointer_kind(dst), sk = be.pointer_kind(src);
+    // The device range must end in device memory too (a length past the allocation is misuse, not a fault).
+    const void* dlast = reinterpret_cast<const void*>((dk == K::device ? d0 : s0) + nbytes - 1);
+    if ((dk == K::device) != (sk == K::device) && be.pointer_kind(dlast) != K::device)
+      memlake::throw_error(Errc::invalid_argument, "memlake_copy: " + std::to_string(nbytes) + " bytes from device address " +
+                                                       memlake::hex_ptr(dk == K::device ? d0 : s0) +
+                                                       " run past device memory");
+    if (d0 < s0 + nbytes && s0 < d0 + nbytes)
+      memlake::throw_error(Errc::invalid_argument, "memlake_copy: the " + std::to_string(nbytes) + " bytes at " +
+                                                       memlake::hex_ptr(s0) + " and " + memlake::hex_ptr(d0) + " overlap");
     memlake::io::MultiPath* const mp = a->multipath_for(device);
     const auto dptr = reinterpret_cast<std::uintptr_t>(dk == K::device ? dst : src);
     if (dk == K::device && sk != K::device) {
@@ -600,7 +623,7 @@ memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, mem
 }
 
 const char* memlake_last_error(void) { return t_last_error.c_str(); }
-const char* memlake_version(void) { return "0.1.0"; }
+const char* memlake_version(void) { return MEMLAKE_VERSION_STRING; }  // from VERSION (CMake)
 
 namespace {
 std::mutex g_default_mu;
@@ -705,7 +728,16 @@ std::vector<memlake::core::Stats> served_stats() {
 
 void serve_stats(memlake_allocator* a) {
   std::lock_guard<std::mutex> g(g_served_mu);
-  if (!g_server) g_server = std::make_unique<memlake::obs::StatsServer>(served_stats);  // may throw: nothing changed
+  if (!g_server) {
+    // A runtime directory that is not private (another user's /tmp/memlake-UID)
+    // costs the statistics, not the allocator: warn once, create it anyway.
+    try {
+      g_server = std::make_unique<memlake::obs::StatsServer>(served_stats);
+    } catch (const memlake::Error& e) {
+      static std::atomic<bool> warned{false};
+      if (!warned.exchange(true)) std::fprintf(stderr, "memlake: stats server not started: %s\n", e.what());
+    }
+  }
   g_served.push_back(a);
 }
 

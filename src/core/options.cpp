@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cerrno>
 #include <cstdlib>
 #include <functional>
 
@@ -29,8 +30,9 @@ std::string size_str(std::size_t v) { return std::to_string(v); }
 // A whole number in [lo, hi]; `what` names it in the error ("thread count").
 int parse_int(const std::string& key, const std::string& v, long lo, long hi, const char* what) {
   char* end = nullptr;
+  errno = 0;
   const long n = std::strtol(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || n < lo || n > hi)
+  if (v.empty() || *end != '\0' || errno == ERANGE || n < lo || n > hi)
     throw_error(Errc::invalid_argument, "option " + key + ": '" + v + "' is not a " + what + " (" + std::to_string(lo) +
                                             ".." + std::to_string(hi) + ")");
   return static_cast<int>(n);
@@ -88,7 +90,7 @@ const std::vector<Entry>& entries() {
        [](Options& o, const std::string& v) { o.host_memory_limit = parse_size(v); },
        [](const Options& o) { return size_str(o.host_memory_limit); }},
       {{"trace", "MEMLAKE_TRACE", "",
-        "Write every allocation and free to this file as an RMM-style log (Thread,Time,Action,Pointer,Size,Stream; '.gz' compresses), for `memlake replay`. Empty = off."},
+        "Write every allocation and free to this file as an RMM-style log (Thread,Time,Action,Pointer,Size,Stream; '.gz' compresses), for `memlake replay`. '%p' in the path becomes the pid, '%r' the rank (RANK, else LOCAL_RANK, else 0). Created 0600; a symbolic link there is refused. Flushed every second and on SIGTERM. Empty = off."},
        [](Options& o, const std::string& v) { o.trace = v; },
        [](const Options& o) { return o.trace; }},
       {{"copy_threads", "MEMLAKE_COPY_THREADS", "0",
@@ -109,7 +111,7 @@ const std::vector<Entry>& entries() {
        [](Options& o, const std::string& v) { o.host_tier = parse_size(v); },
        [](const Options& o) { return size_str(o.host_tier); }},
       {{"tier_handle_size", "MEMLAKE_TIER_HANDLE_SIZE", "268435456",
-        "Residency: an allocation that comes back to the GPU (wake, restore) is mapped in handles of this size and one for the remainder (rounded to the handle size; at least one growth handle): fewer handles make the next sleep cheaper (the driver's unmap and release cost per handle)."},
+        "Residency: an allocation that comes back to the GPU (wake, restore) is mapped in power-of-two handles of at most this size (rounded down to a power of two of pages), largest first: fewer handles make the next sleep cheaper (the driver's unmap and release cost per handle)."},
        [](Options& o, const std::string& v) {
          const std::size_t n = parse_size(v);
          if (n == 0 || n > (std::size_t{2} << 30))
@@ -165,8 +167,9 @@ const std::vector<Entry>& entries() {
         "Debug mode: a freed allocation's range stays unmapped and reserved for the next N frees, so a use after free faults instead of corrupting another allocation."},
        [](Options& o, const std::string& v) {
          char* end = nullptr;
+         errno = 0;
          unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-         if (v.empty() || *end != '\0' || v[0] == '-')
+         if (v.empty() || *end != '\0' || !std::isdigit(static_cast<unsigned char>(v[0])) || errno == ERANGE)
            throw_error(Errc::invalid_argument, "option quarantine: '" + v + "' is not a count of frees");
          o.quarantine = static_cast<std::size_t>(n);
        },
@@ -186,10 +189,12 @@ const Entry& find(const std::string& key) {
 }  // namespace
 
 std::size_t parse_size(const std::string& s) {
-  std::size_t i = 0;
-  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
-  if (i == 0) throw_error(Errc::invalid_argument, "'" + s + "' is not a size (examples: 4096, 2M, 1.5G)");
-  double v = std::strtod(s.substr(0, i).c_str(), nullptr);
+  // A number: digits with at most one '.', at least one digit; then an optional unit.
+  std::size_t i = 0, digits = 0, dots = 0;
+  for (; i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.'); ++i)
+    (s[i] == '.' ? dots : digits) += 1;
+  if (digits == 0 || dots > 1) throw_error(Errc::invalid_argument, "'" + s + "' is not a size (examples: 4096, 2M, 1.5G)");
+  const double v = std::strtod(s.substr(0, i).c_str(), nullptr);
   std::string unit;
   for (; i < s.size(); ++i)
     if (!std::isspace(static_cast<unsigned char>(s[i]))) unit += static_cast<char>(std::toupper(static_cast<unsigned char>(s[i])));
@@ -200,9 +205,13 @@ std::size_t parse_size(const std::string& s) {
   else if (unit == "G" || unit == "GB" || unit == "GIB") mult = 1024.0 * 1024 * 1024;
   else if (unit == "T" || unit == "TB" || unit == "TIB") mult = 1024.0 * 1024 * 1024 * 1024;
   else throw_error(Errc::invalid_argument, "'" + s + "': unknown size unit '" + unit + "' (use K, M, G or T)");
-  double bytes = v * mult;
-  if (!(bytes < 1.8e19)) throw_error(Errc::invalid_argument, "'" + s + "' is too large");
-  return static_cast<std::size_t>(std::llround(bytes));
+  // Rounded to whole bytes, at most 2^63 (8 EiB): the old bound, 1.8e19, let
+  // 9999999T through to an overflowing llround, and a size near 2^64 overflows
+  // the sums the allocator makes with it (cap + request).
+  const double bytes = std::floor(v * mult + 0.5);
+  constexpr double kLimit = 9223372036854775808.0;  // 2^63
+  if (!(bytes <= kLimit)) throw_error(Errc::invalid_argument, "'" + s + "' is too large (at most 8 EiB)");
+  return static_cast<std::size_t>(bytes);
 }
 
 const std::vector<OptionInfo>& option_table() {
@@ -216,7 +225,14 @@ const std::vector<OptionInfo>& option_table() {
 
 void Options::set(const std::string& key, const std::string& value) {
   Options copy = *this;  // leave *this untouched on error
-  find(key).set(copy, value);
+  const Entry& e = find(key);
+  try {
+    e.set(copy, value);
+  } catch (const Error& err) {
+    const std::string what = err.what(), prefix = "option " + key + ":";
+    if (what.rfind(prefix, 0) == 0) throw;
+    throw_error(err.code(), prefix + " " + what);  // every message names its key
+  }
   *this = copy;
 }
 

@@ -386,12 +386,14 @@ std::vector<PageId> PagePool::map_pages(std::uintptr_t va, std::vector<PageId> c
   if (coarse) {
     // A restore: the span is taken whole, so few handles win (each costs a
     // create, a map, its share of set-access, and later an unmap and a
-    // release; H200, 20 GiB of weights in 351 allocations: a sleep took 122
-    // ms with power-of-two handles of at most 64 MiB, 66 ms with these):
-    // handles of restore_slots() and one of whatever remains.
+    // release), in power-of-two sizes: on the H200, handles of odd sizes
+    // (one per remainder) made the sleep cheaper, but the wakes after them
+    // 20 % slower than the first (the driver's physical memory fragments);
+    // power-of-two ones kept every wake at link speed. Largest first, up to
+    // restore_slots().
     std::uint32_t left = missing;
-    for (; left >= restore_slots(); left -= restore_slots()) sizes.push_back(restore_slots());
-    if (left) sizes.push_back(left);
+    for (std::uint32_t k = restore_slots(); left > 0; k /= 2)
+      for (; left >= k; left -= k) sizes.push_back(k);
   } else {
     const std::uint32_t larger = large_slots_ && missing >= 2 * large_slots_ ? missing / large_slots_ : 0;
     const std::uint32_t rest = missing - larger * large_slots_;
@@ -973,11 +975,13 @@ PagePool::Holdings PagePool::holdings() const {
 }
 
 void PagePool::set_restore_handle(std::size_t bytes) {
-  // At most 1024 slots (the page record's limit). With single-slot growth
-  // pages, restores use them too: take_fit then reads single-slot pages.
+  // A power of two of at most 1024 slots (the page record's limit). With
+  // single-slot growth pages, restores use them too: take_fit then reads
+  // single-slot pages.
   if (handle_slots_ == 1) return;
-  const std::size_t slots = bytes / page_ / handle_slots_ * handle_slots_;
-  restore_slots_ = static_cast<std::uint32_t>(std::clamp<std::size_t>(slots, handle_slots_, 1024));
+  std::uint32_t k = 1;
+  while (k < 1024 && static_cast<std::size_t>(k) * 2 * page_ <= bytes) k *= 2;
+  restore_slots_ = k;
 }
 
 std::size_t PagePool::evict_span(const Span& s, bool release) {

@@ -188,8 +188,8 @@ class PagePool {
   std::size_t evict_span(const Span& s, bool release);
   // Maps pages at the holes of an evicted span again, with access `a`: free
   // pages that fit exactly first (at most reuse_max slots), new handles for
-  // the rest, as few as possible (restore_slots() slots each and one for the
-  // remainder, of any size), and marks
+  // the rest in power-of-two handles of at most restore_slots(), largest
+  // first, and marks
   // them BUSY. Strong guarantee: on failure the slots stay holes.
   void restore_span(const Span& s, std::uint32_t reuse_max, prim::Access a, TakeInfo* info = nullptr);
   // An evicted span is freed: its slots stay holes; its view may become idle.
@@ -197,7 +197,7 @@ class PagePool {
   // Sets the access of a live span's mappings in its own view (read-only weights).
   void protect_span(const Span& s, prim::Access a);
   // The largest handle a restore creates, in slots (set from the
-  // tier_handle_size option, rounded down to whole growth handles).
+  // tier_handle_size option, rounded down to a power of two).
   std::uint32_t restore_slots() const { return restore_slots_; }
   void set_restore_handle(std::size_t bytes);
 

@@ -1,6 +1,7 @@
 #include "io/planner.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -14,16 +15,19 @@ namespace {
   throw_error(Errc::invalid_argument, "topology line " + std::to_string(line) + ": " + what);
 }
 
+// Bandwidths and counts: finite, 0..1e9 (inf or 1e300 GB/s made the plan's
+// byte split NaN, and its conversion to an integer undefined).
 double number(const std::string& s, int line) {
   char* end = nullptr;
   double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || *end != '\0' || !(v >= 0)) bad(line, "'" + s + "' is not a non-negative number");
+  if (s.empty() || *end != '\0' || !(v >= 0) || !(v <= 1e9)) bad(line, "'" + s + "' is not a number in 0..1e9");
   return v;
 }
 
 int gpu_index(const std::string& s, int gpus, int line) {
   double v = number(s, line);
-  if (v != static_cast<int>(v) || v >= gpus) bad(line, "'" + s + "' is not a GPU index below " + std::to_string(gpus));
+  // Range first: converting a double out of int's range is undefined behaviour.
+  if (!(v < gpus) || v != std::floor(v)) bad(line, "'" + s + "' is not a GPU index below " + std::to_string(gpus));
   return static_cast<int>(v);
 }
 
@@ -51,7 +55,7 @@ Topology Topology::parse(const std::string& text) {
     if (k == "gpus") {
       if (w.size() != 2) bad(line, "expected 'gpus N'");
       double n = number(w[1], line);
-      if (n < 1 || n > 1024 || n != static_cast<int>(n)) bad(line, "GPU count must be 1..1024");
+      if (n < 1 || n > 1024 || n != std::floor(n)) bad(line, "GPU count must be 1..1024");
       t.gpus = static_cast<int>(n);
       t.pcie_h2d.assign(t.gpus, 0);
       t.pcie_d2h.assign(t.gpus, 0);

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
+#include <chrono>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -48,7 +50,6 @@ double util(const core::Stats& s) {
 }
 
 std::uint64_t driver_calls(const core::Stats& s) { return s.calls.total_calls(); }
-std::uint64_t driver_us(const core::Stats& s) { return s.calls.total_ns() / 1000; }
 
 }  // namespace
 
@@ -67,6 +68,25 @@ std::string render_json(int pid, const std::vector<core::Stats>& s) {
   return o + "]}\n";
 }
 
+namespace {
+
+// Numbers in the exposition format whatever the served process's LC_NUMERIC
+// (printf's %f writes "0,75" under de_DE): std::to_chars, shortest round trip.
+std::string prom_number(double v) {
+  char b[64];
+  return std::string(b, std::to_chars(b, b + sizeof b, v).ptr);
+}
+
+std::string prom_number(std::uint64_t v) {
+  char b[32];
+  return std::string(b, std::to_chars(b, b + sizeof b, v).ptr);
+}
+
+}  // namespace
+
+// Names follow Prometheus' conventions: base units (bytes, seconds), counters
+// end in _total. One HELP and TYPE per family: `memlake stat --prometheus`
+// merges the families of several processes (tools/stat_cmd.cpp).
 std::string render_prometheus(int pid, const std::vector<core::Stats>& s) {
   std::string o;
   struct Metric {
@@ -74,39 +94,40 @@ std::string render_prometheus(int pid, const std::vector<core::Stats>& s) {
     const char* help;
     const char* type;
     std::uint64_t (*get)(const core::Stats&);
+    double per_unit;  // 0: an integer; else the value divided by this (nanoseconds per second)
   };
   static const Metric metrics[] = {
-      {"memlake_reserved_bytes", "Physical memory held", "gauge", [](const core::Stats& x) { return x.reserved.current; }},
-      {"memlake_reserved_bytes_peak", "Peak physical memory held", "gauge", [](const core::Stats& x) { return x.reserved.peak; }},
-      {"memlake_requested_bytes", "Bytes asked for by live allocations", "gauge", [](const core::Stats& x) { return x.requested.current; }},
-      {"memlake_requested_bytes_peak", "Peak bytes asked for", "gauge", [](const core::Stats& x) { return x.requested.peak; }},
-      {"memlake_mapped_bytes", "Virtual memory mapped", "gauge", [](const core::Stats& x) { return x.mapped.current; }},
-      {"memlake_active_allocations", "Live allocations", "gauge", [](const core::Stats& x) { return x.active.current; }},
-      {"memlake_largest_free_bytes", "Largest free block", "gauge", [](const core::Stats& x) { return x.largest_free; }},
-      {"memlake_stitched_views", "Stitched ranges", "gauge", [](const core::Stats& x) { return x.stitched_views; }},
-      {"memlake_allocations_total", "Allocations served", "counter", [](const core::Stats& x) { return x.num_allocs; }},
-      {"memlake_stitches_total", "Stitches made", "counter", [](const core::Stats& x) { return x.stitches; }},
+      {"memlake_reserved_bytes", "Physical memory held", "gauge", [](const core::Stats& x) { return x.reserved.current; }, 0},
+      {"memlake_reserved_bytes_peak", "Peak physical memory held", "gauge", [](const core::Stats& x) { return x.reserved.peak; }, 0},
+      {"memlake_requested_bytes", "Bytes asked for by live allocations", "gauge", [](const core::Stats& x) { return x.requested.current; }, 0},
+      {"memlake_requested_bytes_peak", "Peak bytes asked for", "gauge", [](const core::Stats& x) { return x.requested.peak; }, 0},
+      {"memlake_mapped_bytes", "Virtual memory mapped", "gauge", [](const core::Stats& x) { return x.mapped.current; }, 0},
+      {"memlake_active_allocations", "Live allocations", "gauge", [](const core::Stats& x) { return x.active.current; }, 0},
+      {"memlake_largest_free_bytes", "Largest free block", "gauge", [](const core::Stats& x) { return x.largest_free; }, 0},
+      {"memlake_stitched_views", "Stitched ranges", "gauge", [](const core::Stats& x) { return x.stitched_views; }, 0},
+      {"memlake_allocations_total", "Allocations served", "counter", [](const core::Stats& x) { return x.num_allocs; }, 0},
+      {"memlake_stitches_total", "Stitches made", "counter", [](const core::Stats& x) { return x.stitches; }, 0},
       {"memlake_repairs_total", "Idle cached views re-mapped in part instead of a new stitch", "counter",
-       [](const core::Stats& x) { return x.repairs; }},
-      {"memlake_slow_path_microseconds_total", "Time in requests no cached view served at once (driver calls included)",
-       "counter", [](const core::Stats& x) { return x.slow_path_ns / 1000; }},
-      {"memlake_host_microseconds_total", "Time inside allocations and frees (slow paths and driver calls included)",
-       "counter", [](const core::Stats& x) { return x.host_ns / 1000; }},
-      {"memlake_ooms_total", "Out-of-memory failures", "counter", [](const core::Stats& x) { return x.num_ooms; }},
-      {"memlake_driver_calls_total", "Primitive (driver) calls", "counter", [](const core::Stats& x) { return driver_calls(x); }},
-      {"memlake_driver_call_microseconds_total", "Wall-clock time inside primitive (driver) calls", "counter",
-       [](const core::Stats& x) { return driver_us(x); }},
+       [](const core::Stats& x) { return x.repairs; }, 0},
+      {"memlake_slow_path_seconds_total", "Time in requests no cached view served at once (driver calls included)",
+       "counter", [](const core::Stats& x) { return x.slow_path_ns; }, 1e9},
+      {"memlake_host_seconds_total", "Time inside allocations and frees (slow paths and driver calls included)",
+       "counter", [](const core::Stats& x) { return x.host_ns; }, 1e9},
+      {"memlake_ooms_total", "Out-of-memory failures", "counter", [](const core::Stats& x) { return x.num_ooms; }, 0},
+      {"memlake_driver_calls_total", "Primitive (driver) calls", "counter", [](const core::Stats& x) { return driver_calls(x); }, 0},
+      {"memlake_driver_call_seconds_total", "Wall-clock time inside primitive (driver) calls", "counter",
+       [](const core::Stats& x) { return x.calls.total_ns(); }, 1e9},
+  };
+  auto labels = [pid](const core::Stats& x) {
+    return "{pid=\"" + std::to_string(pid) + "\",device=\"" + std::to_string(x.device) + "\",backend=\"" + x.backend + "\"} ";
   };
   for (const Metric& m : metrics) {
     appendf(o, "# HELP %s %s\n# TYPE %s %s\n", m.name, m.help, m.name, m.type);
     for (const core::Stats& x : s)
-      appendf(o, "%s{pid=\"%d\",device=\"%d\",backend=\"%s\"} %llu\n", m.name, pid, x.device, x.backend.c_str(),
-              static_cast<unsigned long long>(m.get(x)));
+      o += m.name + labels(x) + (m.per_unit ? prom_number(static_cast<double>(m.get(x)) / m.per_unit) : prom_number(m.get(x))) + "\n";
   }
-  appendf(o, "# HELP memlake_utilization Peak requested / peak reserved\n# TYPE memlake_utilization gauge\n");
-  for (const core::Stats& x : s)
-    appendf(o, "memlake_utilization{pid=\"%d\",device=\"%d\",backend=\"%s\"} %.6f\n", pid, x.device, x.backend.c_str(),
-            util(x));
+  o += "# HELP memlake_utilization Peak requested / peak reserved\n# TYPE memlake_utilization gauge\n";
+  for (const core::Stats& x : s) o += "memlake_utilization" + labels(x) + prom_number(util(x)) + "\n";
   return o;
 }
 
@@ -124,19 +145,63 @@ std::string render_text(int pid, const std::vector<core::Stats>& s) {
   return o;
 }
 
-StatsServer::StatsServer(StatsProvider provider, std::string dir) : provider_(std::move(provider)) {
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
-    throw_error(Errc::driver, "stats server: cannot create " + dir + ": " + std::strerror(errno));
+std::string private_dir_problem(const std::string& dir) {
   struct stat st{};
-  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 077))
-    throw_error(Errc::driver, "stats server: " + dir + " is not a private directory of this user");
+  if (::lstat(dir.c_str(), &st) != 0) return std::string("cannot inspect it: ") + std::strerror(errno);
+  if (S_ISLNK(st.st_mode)) return "it is a symbolic link";
+  if (!S_ISDIR(st.st_mode)) return "it is not a directory";
+  if (st.st_uid != ::geteuid())
+    return "it belongs to uid " + std::to_string(st.st_uid) + ", not to this user (uid " + std::to_string(::geteuid()) + ")";
+  if (st.st_mode & 077) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%03o", static_cast<unsigned>(st.st_mode & 0777));
+    return std::string("its mode is ") + mode + ", not private (0700)";
+  }
+  return "";
+}
+
+void ensure_private_dir(const std::string& dir) {
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+    throw_error(Errc::unavailable, "cannot create " + dir + ": " + std::strerror(errno));
+  const std::string why = private_dir_problem(dir);
+  if (!why.empty())
+    throw_error(Errc::unavailable, "refusing " + dir + ": " + why +
+                                       " (another user may have created it; remove it, or set XDG_RUNTIME_DIR)");
+}
+
+std::string printable(const std::string& s) {
+  std::string o = s;
+  for (char& c : o) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\n' && c != '\t') || u >= 0x7f) c = '?';
+  }
+  return o;
+}
+
+namespace {
+using SteadyClock = std::chrono::steady_clock;
+constexpr std::size_t kMaxClients = 64;
+}  // namespace
+
+struct StatsServer::Conn {
+  int fd = -1;
+  std::string in, out;
+  std::size_t sent = 0;
+  bool writing = false;
+  SteadyClock::time_point deadline;
+};
+
+StatsServer::StatsServer(StatsProvider provider, std::string dir, int request_timeout_ms)
+    : provider_(std::move(provider)), timeout_ms_(request_timeout_ms > 0 ? request_timeout_ms : 1000),
+      peer_uid_(static_cast<unsigned>(::geteuid())) {
+  ensure_private_dir(dir);  // Errc::unavailable: the caller decides whether that is fatal
   path_ = dir + "/" + std::to_string(::getpid()) + ".sock";
   ::unlink(path_.c_str());
-  listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (listen_fd_ < 0) throw_error(Errc::driver, std::string("stats server: socket: ") + std::strerror(errno));
   sockaddr_un a = address(path_);
   if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::chmod(path_.c_str(), 0600) != 0 ||
-      ::listen(listen_fd_, 16) != 0 || ::pipe2(stop_pipe_, O_CLOEXEC) != 0) {
+      ::listen(listen_fd_, 64) != 0 || ::pipe2(stop_pipe_, O_CLOEXEC) != 0) {
     int e = errno;
     ::close(listen_fd_);
     throw_error(Errc::driver, "stats server: cannot listen on " + path_ + ": " + std::strerror(e));
@@ -156,69 +221,130 @@ StatsServer::~StatsServer() {
   ::unlink(path_.c_str());
 }
 
+// One thread, every connection in one poll: a slow or idle client holds only
+// its own connection, each bounded by timeout_ms_.
 void StatsServer::loop() {
+  std::vector<Conn> conns;
+  auto close_conn = [&](std::size_t i) {
+    ::close(conns[i].fd);
+    conns[i] = std::move(conns.back());
+    conns.pop_back();
+  };
   for (;;) {
-    pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {stop_pipe_[0], POLLIN, 0}};
-    if (::poll(fds, 2, -1) < 0) {
+    const auto now = SteadyClock::now();
+    for (std::size_t i = conns.size(); i-- > 0;) {
+      if (now < conns[i].deadline) continue;
+      if (!conns[i].writing) {
+        ++rejected_;
+        static const char msg[] = "error: timeout waiting for a request line\n";
+        (void)!::send(conns[i].fd, msg, sizeof msg - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+      }
+      close_conn(i);
+    }
+    int wait_ms = -1;
+    for (const Conn& c : conns) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(c.deadline - now).count() + 1;
+      wait_ms = wait_ms < 0 ? static_cast<int>(left) : std::min(wait_ms, static_cast<int>(left));
+    }
+    std::vector<pollfd> fds;
+    fds.push_back({stop_pipe_[0], POLLIN, 0});
+    fds.push_back({listen_fd_, static_cast<short>(conns.size() < kMaxClients ? POLLIN : 0), 0});
+    for (const Conn& c : conns) fds.push_back({c.fd, static_cast<short>(c.writing ? POLLOUT : POLLIN), 0});
+    if (::poll(fds.data(), fds.size(), wait_ms) < 0) {
       if (errno == EINTR) continue;
-      return;
+      break;
     }
-    if (fds[1].revents) return;
-    if (!(fds[0].revents & POLLIN)) continue;
-    int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) continue;
-    try {
-      serve(fd);
-    } catch (...) {
-      ++rejected_;  // never let a request take the process down
+    if (fds[0].revents) break;
+    // Clients first (indices shift as they close), then new connections.
+    for (std::size_t k = fds.size(); k-- > 2;) {
+      const std::size_t i = k - 2;
+      if (!fds[k].revents) continue;
+      bool keep = false;
+      try {
+        keep = on_readable(conns[i]);
+      } catch (...) {
+        ++rejected_;  // never let a request take the process down
+      }
+      if (!keep) close_conn(i);
     }
-    ::close(fd);
+    if (fds[1].revents & POLLIN) {
+      for (int n = 0; n < 16 && conns.size() < kMaxClients; ++n) {
+        const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0) break;
+        Conn c;
+        c.fd = fd;
+        c.deadline = SteadyClock::now() + std::chrono::milliseconds(timeout_ms_);
+        ucred cred{};
+        socklen_t len = sizeof cred;
+        if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != peer_uid_.load()) {
+          ++rejected_;
+          c.out = "error: permission denied\n";
+          c.writing = true;
+        }
+        conns.push_back(std::move(c));
+      }
+    }
   }
+  for (Conn& c : conns) ::close(c.fd);
 }
 
-void StatsServer::serve(int fd) {
-  ucred cred{};
-  socklen_t len = sizeof cred;
-  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != ::geteuid()) {
-    ++rejected_;
-    write_all(fd, "error: permission denied\n");
-    return;
+bool StatsServer::on_readable(Conn& c) {
+  if (c.writing) {
+    const ssize_t n = ::send(c.fd, c.out.data() + c.sent, c.out.size() - c.sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+    c.sent += static_cast<std::size_t>(n);
+    return c.sent < c.out.size();
   }
-  std::string req;
   char buf[kMaxRequest + 1];
-  while (req.find('\n') == std::string::npos) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 1000) <= 0) {
-      ++rejected_;
-      write_all(fd, "error: timeout waiting for a request line\n");
-      return;
-    }
-    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) return;
-    req.append(buf, static_cast<std::size_t>(n));
-    if (req.size() > kMaxRequest) {
-      ++rejected_;
-      write_all(fd, "error: request too long\n");
-      return;
-    }
+  const ssize_t n = ::recv(c.fd, buf, sizeof buf, MSG_DONTWAIT);
+  if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+  if (n == 0) return false;  // gone before a whole line
+  c.in.append(buf, static_cast<std::size_t>(n));
+  const std::size_t nl = c.in.find('\n');
+  if (nl == std::string::npos && c.in.size() <= kMaxRequest) return true;
+  if (nl == std::string::npos || nl > kMaxRequest) {
+    ++rejected_;
+    c.out = "error: request too long\n";
+  } else {
+    std::string req = c.in.substr(0, nl);
+    if (!req.empty() && req.back() == '\r') req.pop_back();
+    c.out = answer(req);
   }
-  req.resize(req.find('\n'));
-  if (!req.empty() && req.back() == '\r') req.pop_back();
-  std::string reply;
+  c.writing = true;
+  return on_readable(c);  // most replies go out at once
+}
+
+std::string StatsServer::answer(const std::string& req) {
   const int pid = static_cast<int>(::getpid());
+  std::string reply;
   if (req == "json") reply = render_json(pid, provider_());
   else if (req == "prometheus") reply = render_prometheus(pid, provider_());
   else if (req == "text") reply = render_text(pid, provider_());
   else {
     ++rejected_;
-    write_all(fd, "error: unknown request (expected json, prometheus or text)\n");
-    return;
+    return "error: unknown request (expected json, prometheus or text)\n";
   }
   ++served_;
-  write_all(fd, reply);
+  return reply;
 }
 
+namespace {
+std::string dir_of(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+}  // namespace
+
 std::string query(const std::string& socket_path, const std::string& request, int timeout_ms) {
+  const std::string dir = dir_of(socket_path);
+  const std::string why = private_dir_problem(dir);
+  if (!why.empty())
+    throw_error(Errc::unavailable, "refusing " + dir + ": " + why + " (its statistics could be anyone's)");
+  struct stat st{};
+  if (::lstat(socket_path.c_str(), &st) != 0)
+    throw_error(Errc::unavailable, "no memlake stats server at " + socket_path + ": " + std::strerror(errno));
+  if (!S_ISSOCK(st.st_mode) || st.st_uid != ::geteuid())
+    throw_error(Errc::unavailable, "refusing " + socket_path + ": not a socket of this user");
   int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) throw_error(Errc::unavailable, std::string("socket: ") + std::strerror(errno));
   sockaddr_un a = address(socket_path);
@@ -227,24 +353,49 @@ std::string query(const std::string& socket_path, const std::string& request, in
     ::close(fd);
     throw_error(Errc::unavailable, "no memlake stats server at " + socket_path + ": " + std::strerror(e));
   }
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != ::geteuid()) {
+    ::close(fd);
+    throw_error(Errc::unavailable, "refusing the server at " + socket_path + ": it runs as another user");
+  }
   std::string out;
+  bool too_big = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   if (write_all(fd, request + "\n")) {
     char buf[4096];
     for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
       pollfd p{fd, POLLIN, 0};
-      if (::poll(&p, 1, timeout_ms) <= 0) break;
+      if (left <= 0 || ::poll(&p, 1, static_cast<int>(left)) <= 0) break;
       ssize_t n = ::recv(fd, buf, sizeof buf, 0);
       if (n <= 0) break;
       out.append(buf, static_cast<std::size_t>(n));
+      if (out.size() > kMaxReply) {
+        too_big = true;
+        break;
+      }
     }
   }
   ::close(fd);
+  if (too_big)
+    throw_error(Errc::unavailable, "memlake stats server at " + socket_path + ": reply larger than " +
+                                       std::to_string(kMaxReply) + " bytes (refused)");
   if (out.empty()) throw_error(Errc::unavailable, "memlake stats server at " + socket_path + " did not answer");
-  return out;
+  return printable(out);
 }
 
-std::vector<int> list_servers(const std::string& dir) {
+std::vector<int> list_servers(const std::string& dir, std::string* problem) {
   std::vector<int> pids;
+  struct stat st{};
+  if (::lstat(dir.c_str(), &st) != 0 && errno == ENOENT) return pids;  // nobody serves yet
+  const std::string why = private_dir_problem(dir);
+  if (!why.empty()) {
+    const std::string msg = "refusing " + dir + ": " + why + " (its statistics could be anyone's)";
+    if (problem) *problem = msg;
+    else std::fprintf(stderr, "memlake: %s\n", msg.c_str());
+    return pids;
+  }
   DIR* d = ::opendir(dir.c_str());
   if (!d) return pids;
   while (dirent* e = ::readdir(d)) {

@@ -163,6 +163,9 @@ ReplayResult replay(const std::string& path, const ReplayConfig& cfg) {
           ++r.segment_events;
           native -= std::min(native, e.size);
           break;
+        case Action::allocate_failure:  // RMM logs a request its allocator refused: counted, not replayed
+          ++r.recorded_failures;
+          break;
       }
     }
   } catch (...) {
@@ -212,7 +215,8 @@ std::string replay_json(const ReplayResult& r) {
   o << "{\"trace\":\"" << json_escape(r.trace) << "\",\"events\":" << r.events << ",\"allocs\":" << r.allocs
     << ",\"frees\":" << r.frees << ",\"segment_events\":" << r.segment_events << ",\"ooms\":" << r.ooms
     << ",\"first_oom_line\":" << r.first_oom_line << ",\"first_oom\":\"" << json_escape(r.first_oom) << "\""
-    << ",\"unmatched_frees\":" << r.unmatched_frees << ",\"peak_live_bytes\":" << r.peak_live
+    << ",\"unmatched_frees\":" << r.unmatched_frees << ",\"recorded_failures\":" << r.recorded_failures
+    << ",\"peak_live_bytes\":" << r.peak_live
     << ",\"peak_reserved_bytes\":" << r.stats.reserved.peak << ",\"utilization\":" << fmt("%.6f", r.utilization)
     << ",\"native_peak_reserved_bytes\":" << r.native_peak_reserved
     << ",\"native_utilization\":" << fmt("%.6f", r.native_utilization) << ",\"late_maps\":" << r.late_maps
@@ -239,6 +243,9 @@ std::string replay_text(const ReplayResult& r) {
   o << "trace             " << r.trace << "\n"
     << "events            " << r.events << " (" << r.allocs << " allocs, " << r.frees << " frees, " << r.segment_events
     << " segment events)\n"
+    << (r.recorded_failures ? "recorded failures " + std::to_string(r.recorded_failures) +
+                                  " allocations the recording allocator refused (\"allocate failure\", not replayed)\n"
+                            : std::string())
     << "allocator         " << s.backend << " backend, page " << human_bytes(s.page_size) << ", cap "
     << (s.memory_cap ? human_bytes(s.memory_cap) : std::string("none"))
     << (r.device_lag_us ? ", device lag " + std::to_string(r.device_lag_us) + " us of trace time" : std::string())

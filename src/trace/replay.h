@@ -39,6 +39,7 @@ struct ReplayResult {
   std::uint64_t first_oom_line = 0;  // the trace line of the first refusal (0: none)
   std::string first_oom;             // its message: request, reserved, in use, free, cap
   std::uint64_t unmatched_frees = 0; // frees of pointers the trace never allocated (or that OOMed)
+  std::uint64_t recorded_failures = 0;  // "allocate failure" lines: the recording allocator refused these
   std::uint64_t peak_live = 0;       // of the trace itself: max sum of live requested sizes
   std::uint64_t native_peak_reserved = 0;  // from segment events, 0 if the trace has none
   double utilization = 0;            // peak_live / stats.reserved.peak
