@@ -91,6 +91,23 @@ TEST(StatsServer, APeerOfAnotherUidIsRefusedBySoPeercred) {
   EXPECT_EQ(srv.served(), 0u);
 }
 
+TEST(StatsServer, CommandsReachTheHandlerForThisUserOnly) {
+  PrivateDir dir;
+  std::atomic<int> calls{0};
+  obs::StatsServer srv(fake_stats, dir, 1000, [&](const std::string& req) -> std::string {
+    ++calls;
+    return req == "wake" ? "ok {}\n" : "";
+  });
+  EXPECT_EQ(obs::query(srv.path(), "wake"), "ok {}\n");
+  EXPECT_EQ(raw_exchange(srv.path(), "frobnicate\n").rfind("error: unknown request", 0), 0u);
+  EXPECT_EQ(calls.load(), 2);
+  // Another user's sleep or wake never reaches the handler.
+  srv.expect_peer_uid(::geteuid() + 1);
+  EXPECT_EQ(raw_exchange(srv.path(), "sleep offload\n"), "error: permission denied\n");
+  EXPECT_EQ(raw_exchange(srv.path(), "wake\n"), "error: permission denied\n");
+  EXPECT_EQ(calls.load(), 2);
+}
+
 // *DeathTest: it forks, and the child starts a thread (TSan's run, which
 // cannot follow a multi-threaded fork, leaves these out; the test above
 // covers the check there).

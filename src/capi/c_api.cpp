@@ -726,13 +726,77 @@ std::vector<memlake::core::Stats> served_stats() {
   return out;
 }
 
+// `memlake sleep PID` / `memlake wake PID` through the stats socket (same
+// user only: the server checks the peer's uid before any request):
+//   "sleep offload|discard [TAG...]" and "wake", for every served allocator.
+// Replies "ok {...}" with the report, or "error: ...". "" = not a command.
+std::string remote_command(const std::string& req) {
+  std::vector<std::string> words;
+  for (std::size_t i = 0; i < req.size();) {
+    const std::size_t j = std::min(req.find(' ', i), req.size());
+    if (j > i) words.push_back(req.substr(i, j - i));
+    i = j + 1;
+  }
+  if (words.empty() || (words[0] != "sleep" && words[0] != "wake")) return "";
+  // Held throughout: an allocator being destroyed waits (unserve_stats).
+  std::lock_guard<std::mutex> g(g_served_mu);
+  memlake_residency_report total{};
+  std::string err;
+  const bool sleep = words[0] == "sleep";
+  int mode = MEMLAKE_SLEEP_OFFLOAD;
+  std::vector<int> tags;
+  if (sleep) {
+    if (words.size() < 2 || (words[1] != "offload" && words[1] != "discard"))
+      return "error: expected 'sleep offload|discard [TAG...]'\n";
+    mode = words[1] == "offload" ? MEMLAKE_SLEEP_OFFLOAD : MEMLAKE_SLEEP_DISCARD;
+    for (std::size_t i = 2; i < words.size(); ++i) {
+      const int id = memlake::core::find_label(words[i]);
+      if (!id) return "error: no tag '" + memlake::obs::printable(words[i]) + "' in this process\n";
+      tags.push_back(id);
+    }
+  } else if (words.size() != 1) {
+    return "error: expected 'wake'\n";
+  }
+  for (memlake_allocator* a : g_served) {
+    memlake_residency_report r{};
+    r.struct_size = sizeof r;
+    const memlake_status st = sleep ? memlake_sleep(a, -1, tags.data(), nullptr, tags.size(), mode, &r)
+                                    : memlake_wake(a, -1, &r);
+    if (st != MEMLAKE_OK) {
+      err = memlake_last_error();
+      continue;
+    }
+    total.allocations += r.allocations;
+    total.offloaded_bytes += r.offloaded_bytes;
+    total.kept_bytes += r.kept_bytes;
+    total.discarded_bytes += r.discarded_bytes;
+    total.released_bytes += r.released_bytes;
+    total.restored_bytes += r.restored_bytes;
+    total.refilled_bytes += r.refilled_bytes;
+    total.seconds += r.seconds;
+  }
+  if (!err.empty()) return "error: " + err + "\n";
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "ok {\"allocations\":%u,\"offloaded_bytes\":%llu,\"kept_bytes\":%llu,\"discarded_bytes\":%llu,"
+                "\"released_bytes\":%llu,\"restored_bytes\":%llu,\"refilled_bytes\":%llu,\"milliseconds\":%llu}\n",
+                total.allocations, static_cast<unsigned long long>(total.offloaded_bytes),
+                static_cast<unsigned long long>(total.kept_bytes), static_cast<unsigned long long>(total.discarded_bytes),
+                static_cast<unsigned long long>(total.released_bytes),
+                static_cast<unsigned long long>(total.restored_bytes),
+                static_cast<unsigned long long>(total.refilled_bytes),
+                static_cast<unsigned long long>(total.seconds * 1e3));
+  return buf;
+}
+
 void serve_stats(memlake_allocator* a) {
   std::lock_guard<std::mutex> g(g_served_mu);
   if (!g_server) {
     // A runtime directory that is not private (another user's /tmp/memlake-UID)
     // costs the statistics, not the allocator: warn once, create it anyway.
     try {
-      g_server = std::make_unique<memlake::obs::StatsServer>(served_stats);
+      g_server = std::make_unique<memlake::obs::StatsServer>(served_stats, memlake::obs::socket_dir(), 1000,
+                                                             remote_command);
     } catch (const memlake::Error& e) {
       static std::atomic<bool> warned{false};
       if (!warned.exchange(true)) std::fprintf(stderr, "memlake: stats server not started: %s\n", e.what());

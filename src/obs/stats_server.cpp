@@ -191,8 +191,9 @@ struct StatsServer::Conn {
   SteadyClock::time_point deadline;
 };
 
-StatsServer::StatsServer(StatsProvider provider, std::string dir, int request_timeout_ms)
-    : provider_(std::move(provider)), timeout_ms_(request_timeout_ms > 0 ? request_timeout_ms : 1000),
+StatsServer::StatsServer(StatsProvider provider, std::string dir, int request_timeout_ms, CommandHandler commands)
+    : provider_(std::move(provider)),
+      commands_(std::move(commands)), timeout_ms_(request_timeout_ms > 0 ? request_timeout_ms : 1000),
       peer_uid_(static_cast<unsigned>(::geteuid())) {
   ensure_private_dir(dir);  // Errc::unavailable: the caller decides whether that is fatal
   path_ = dir + "/" + std::to_string(::getpid()) + ".sock";
@@ -320,9 +321,11 @@ std::string StatsServer::answer(const std::string& req) {
   if (req == "json") reply = render_json(pid, provider_());
   else if (req == "prometheus") reply = render_prometheus(pid, provider_());
   else if (req == "text") reply = render_text(pid, provider_());
-  else {
+  else if (commands_) reply = commands_(req);
+  if (reply.empty()) {
     ++rejected_;
-    return "error: unknown request (expected json, prometheus or text)\n";
+    return commands_ ? "error: unknown request (expected json, prometheus, text, sleep or wake)\n"
+                     : "error: unknown request (expected json, prometheus or text)\n";
   }
   ++served_;
   return reply;

@@ -12,6 +12,8 @@
 //   "json\n"        -> {"pid":..,"devices":[...]} (the stats JSON)
 //   "prometheus\n"  -> text exposition format
 //   "text\n"        -> a human-readable table
+//   anything else   -> the command handler's reply, when one is given
+//                      (memlake's: "sleep MODE [TAG...]", "wake"), else an error
 // A request is at most 64 bytes and must arrive within 1 s; anything else
 // gets "error: ..." and the connection is closed. Connections are served
 // concurrently by one poll loop (at most 64 open; a client that connects
@@ -30,6 +32,9 @@
 namespace memlake::obs {
 
 using StatsProvider = std::function<std::vector<core::Stats>()>;
+// Answers a request line that is not a statistics request ("" = unknown).
+// Runs on the serving thread, for peers of this user only.
+using CommandHandler = std::function<std::string(const std::string& request)>;
 
 std::string socket_dir();  // where servers put their sockets
 // "" if `dir` is a private directory of this user (see above), else why not.
@@ -45,7 +50,8 @@ class StatsServer {
  public:
   // Throws Errc::unavailable if `dir` is not private, Errc::driver if the
   // socket cannot be created. request_timeout_ms bounds each connection.
-  explicit StatsServer(StatsProvider provider, std::string dir = socket_dir(), int request_timeout_ms = 1000);
+  explicit StatsServer(StatsProvider provider, std::string dir = socket_dir(), int request_timeout_ms = 1000,
+                       CommandHandler commands = {});
   ~StatsServer();
   StatsServer(const StatsServer&) = delete;
   StatsServer& operator=(const StatsServer&) = delete;
@@ -63,6 +69,7 @@ class StatsServer {
   std::string answer(const std::string& request);
 
   StatsProvider provider_;
+  CommandHandler commands_;
   std::string path_;
   int listen_fd_ = -1;
   int stop_pipe_[2] = {-1, -1};

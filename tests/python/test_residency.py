@@ -90,3 +90,51 @@ def test_sleep_twice_is_refused_and_state_stays(alloc):
         memlake.sleep(allocator=alloc)
     memlake.wake(allocator=alloc)
     alloc.free(p)
+
+
+def test_sleep_and_wake_from_another_process_through_the_stats_socket(tmp_path):
+    """`memlake sleep PID` / `memlake wake PID` (same user) on a host-backend process."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import time
+    cli = os.path.join(os.path.dirname(memlake.library_path), "memlake")
+    if not os.path.exists(cli):
+        pytest.skip("the memlake command is not built beside the library")
+    env = dict(os.environ, MEMLAKE_BACKEND="host", MEMLAKE_STATS_SERVER="1", XDG_RUNTIME_DIR=str(tmp_path),
+               PYTHONPATH=os.pathsep.join(sys.path))
+    child = subprocess.Popen([sys.executable, "-c", r"""
+import ctypes, sys, memlake
+with memlake.tag("remote-w"):
+    p = memlake._default().alloc(3 << 20)
+ctypes.memmove(p, b"remote" * 1000, 6000)
+print("ready", flush=True)
+for line in sys.stdin:
+    s = memlake.residency_stats()
+    print("asleep" if s["asleep"] else "awake", ctypes.string_at(p, 6000) == b"remote" * 1000 if not s["asleep"] else "-",
+          flush=True)
+"""], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        pid = str(child.pid)
+        for _ in range(50):
+            if os.path.exists(os.path.join(str(tmp_path), "memlake", pid + ".sock")):
+                break
+            time.sleep(0.05)
+        run = lambda *a: subprocess.run([cli, *a], env=env, capture_output=True, text=True, timeout=60)
+        r = run("sleep", pid, "--tag", "remote-w")
+        assert r.returncode == 0 and r.stdout.startswith("ok {\"allocations\":1,\"offloaded_bytes\":3145728"), r
+        child.stdin.write("?\n"); child.stdin.flush()
+        assert child.stdout.readline().split()[0] == "asleep"
+        r = run("sleep", pid, "--tag", "remote-w")
+        assert r.returncode == 1 and "already asleep" in r.stderr, r
+        assert run("sleep", pid, "--tag", "no-such-tag").returncode == 1
+        r = run("wake", pid)
+        assert r.returncode == 0 and "\"restored_bytes\":3145728" in r.stdout, r
+        child.stdin.write("?\n"); child.stdin.flush()
+        assert child.stdout.readline().split() == ["awake", "True"]
+        assert run("wake", pid).returncode == 1  # not asleep
+    finally:
+        child.kill()
+        child.wait()

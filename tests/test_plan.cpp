@@ -1,0 +1,296 @@
+// src/plan: profile, G10 reader errors, planners and simulator on synthetic
+// profiles (CPU only, no data files beyond tests/data/g10).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <string>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "plan/g10_reader.h"
+#include "plan/planner_util.h"
+#include "plan/simulator.h"
+
+using namespace memlake::plan;
+using memlake::Errc;
+using memlake::Error;
+
+namespace {
+
+constexpr std::uint64_t kMiB = 1024 * 1024;
+
+// A chain of `n` layers: forward writes an activation, backward reads it.
+Profile chain_profile(int n, std::uint64_t act, double kernel_s) {
+  Profile p;
+  p.name = "chain";
+  std::vector<TensorId> acts, weights;
+  for (int i = 0; i < n; ++i) {
+    acts.push_back(p.add_tensor("a" + std::to_string(i), act, false));
+    weights.push_back(p.add_tensor("w" + std::to_string(i), act / 8, true));
+  }
+  for (int i = 0; i < n; ++i) {
+    Kernel k{"fwd" + std::to_string(i), kernel_s, {weights[i]}, {acts[i]}};
+    if (i > 0) k.reads.push_back(acts[i - 1]);
+    p.kernels.push_back(k);
+  }
+  for (int i = n - 1; i >= 0; --i) p.kernels.push_back({"bwd" + std::to_string(i), kernel_s, {acts[i], weights[i]}, {weights[i]}});
+  p.finalize();
+  return p;
+}
+
+Machine small_machine(std::uint64_t gpu) {
+  Machine m = Machine::g10_default();
+  m.gpu_bytes = gpu;
+  m.host_bytes = 64ULL << 30;
+  m.pcie_bps = 10e9;
+  m.ssd_read_bps = m.ssd_write_bps = 2e9;
+  m.overlap_arrivals = false;
+  return m;
+}
+
+// Random profile: kernels use a few tensors each; some tensors persistent.
+Profile random_profile(std::mt19937& rng) {
+  Profile p;
+  p.name = "random";
+  std::uniform_int_distribution<int> nk(20, 120), nt(10, 80), sz(1, 64), pick(0, 1000000);
+  const int K = nk(rng), T = nt(rng);
+  for (int t = 0; t < T; ++t) p.add_tensor("t" + std::to_string(t), sz(rng) * kMiB, pick(rng) % 5 == 0);
+  for (int k = 0; k < K; ++k) {
+    Kernel kr;
+    kr.name = "k" + std::to_string(k);
+    kr.seconds = (1 + pick(rng) % 50) * 1e-4;
+    const int uses = 1 + pick(rng) % 4;
+    for (int u = 0; u < uses; ++u) {
+      TensorId t = pick(rng) % T;
+      (pick(rng) % 2 ? kr.reads : kr.writes).push_back(t);
+    }
+    p.kernels.push_back(kr);
+  }
+  p.finalize();
+  return p;
+}
+
+std::uint64_t max_working_set(const Profile& p) {
+  std::uint64_t m = 0;
+  for (std::size_t k = 0; k < p.kernels.size(); ++k) m = std::max(m, p.working_set(static_cast<int>(k)));
+  return m;
+}
+
+std::string temp_file(const std::string& content) {
+  char path[] = "/tmp/memlake_plan_XXXXXX";
+  int fd = mkstemp(path);
+  EXPECT_GE(fd, 0);
+  close(fd);
+  std::ofstream(path) << content;
+  return path;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::invalid_argument) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no error";
+  return "";
+}
+
+}  // namespace
+
+TEST(PlanProfile, LivenessAndWorkingSets) {
+  Profile p = chain_profile(3, 100 * kMiB, 0.01);
+  ASSERT_EQ(p.kernels.size(), 6u);
+  EXPECT_EQ(p.first_use(0), 0);  // a0 written by fwd0
+  EXPECT_EQ(p.last_use(0), 5);   // read by bwd0, the last kernel
+  EXPECT_EQ(p.next_use(0, 2), 5);
+  EXPECT_NEAR(p.ideal_seconds(), 0.06, 1e-12);
+  EXPECT_EQ(p.persistent_bytes(), 3 * (100 * kMiB / 8));
+  // At bwd2 (kernel 3) all three activations are alive.
+  EXPECT_EQ(p.live_bytes(3), p.persistent_bytes() + 3 * 100 * kMiB);
+  EXPECT_EQ(p.working_set(1), 100 * kMiB / 8 + 2 * 100 * kMiB);
+}
+
+TEST(PlanProfile, RejectsAnUnknownTensor) {
+  Profile p;
+  p.add_tensor("x", 10, false);
+  p.kernels.push_back({"k", 1.0, {0, 7}, {}});
+  EXPECT_NE(error_of([&] { p.finalize(); }).find("uses tensor 7"), std::string::npos);
+}
+
+TEST(PlanProfile, IntervalsCoverEveryGapAndWrapForWeights) {
+  Profile p = chain_profile(3, 100 * kMiB, 0.01);
+  auto iv = inactive_intervals(p);
+  // a0: used at 0, 1 (read by fwd1) and 5: one gap [2,5).
+  bool found_a0 = false, found_w0_wrap = false;
+  for (const auto& i : iv) {
+    if (i.tensor == 0) {
+      EXPECT_EQ(i.start, 2);
+      EXPECT_EQ(i.end, 5);
+      EXPECT_FALSE(i.looped);
+      found_a0 = true;
+    }
+    // w2 (tensor 5): used at 2 and 3; its gap wraps from 4 to 2.
+    if (i.tensor == 5 && i.looped) {
+      EXPECT_EQ(i.start, 4);
+      EXPECT_EQ(i.end, 2);
+      found_w0_wrap = true;
+    }
+  }
+  EXPECT_TRUE(found_a0);
+  EXPECT_TRUE(found_w0_wrap);
+}
+
+TEST(PlanMachine, UnknownParameterIsNamed) {
+  Machine m = Machine::g10_default();
+  machine_set(m, "ssd=6.4");
+  EXPECT_NEAR(m.ssd_read_bps, 6.4 * 1024 * 1024 * 1024, 1);
+  std::string e = error_of([&] { machine_set(m, "warp_drive=3"); });
+  EXPECT_NE(e.find("unknown machine parameter 'warp_drive'"), std::string::npos) << e;
+  EXPECT_NE(error_of([&] { machine_set(m, "pcie=fast"); }).find("bad value 'fast'"), std::string::npos);
+  EXPECT_NE(error_of([&] { machine_set(m, "gpu_mem=0"); }).find("must be positive"), std::string::npos);
+}
+
+TEST(PlanPolicies, UnknownPolicyIsNamed) {
+  EXPECT_NE(error_of([] { make_planner("belady2"); }).find("unknown policy 'belady2'"), std::string::npos);
+}
+
+TEST(PlanSimulator, IdealIsTheSumOfKernelTimes) {
+  Profile p = chain_profile(8, 64 * kMiB, 0.01);
+  Machine m = small_machine(16 * kMiB);  // far too small, but ideal has no limit
+  SimResult r = simulate(p, m, make_planner("ideal")->plan(p, m));
+  EXPECT_NEAR(r.iteration_s, p.ideal_seconds(), 1e-9);
+  EXPECT_NEAR(r.fraction_of_ideal(), 1.0, 1e-12);
+  EXPECT_EQ(r.to_host + r.to_ssd, 0u);
+}
+
+TEST(PlanSimulator, AWorkloadThatCannotFitSaysWhichKernelAndWhy) {
+  Profile p = chain_profile(4, 64 * kMiB, 0.01);
+  Machine m = small_machine(100 * kMiB);  // fwd1 needs 2 activations + a weight = 136 MiB
+  try {
+    simulate(p, m, make_planner("lru")->plan(p, m));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::out_of_memory);
+    EXPECT_NE(std::string(e.what()).find("alone needs"), std::string::npos) << e.what();
+  }
+}
+
+TEST(PlanSimulator, OnDemandMigrationMovesBytesAndStalls) {
+  Profile p = chain_profile(16, 64 * kMiB, 0.005);
+  Machine m = small_machine(400 * kMiB);
+  ASSERT_GT(p.peak_live_bytes(), m.gpu_bytes);
+  SimResult r = simulate(p, m, make_planner("lru")->plan(p, m));
+  EXPECT_GT(r.to_host, 0u);
+  EXPECT_EQ(r.to_host, r.from_host);  // one iteration in steady state: what leaves comes back
+  EXPECT_GT(r.stall_s, 0);
+  EXPECT_NEAR(r.iteration_s, p.ideal_seconds() + r.stall_s, 1e-9);
+  EXPECT_LE(r.peak_gpu_bytes, m.gpu_bytes);
+  EXPECT_EQ(r.launched_missing, 0u);
+}
+
+TEST(PlanSimulator, PlannedPrefetchHidesTheCopiesThatLruStallsOn) {
+  Profile p = chain_profile(24, 64 * kMiB, 0.02);
+  Machine m = small_machine(600 * kMiB);
+  ASSERT_GT(p.peak_live_bytes(), m.gpu_bytes);
+  SimResult lru = simulate(p, m, make_planner("lru")->plan(p, m));
+  SimResult g10 = simulate(p, m, make_planner("g10")->plan(p, m));
+  SimResult ml = simulate(p, m, make_planner("memlake")->plan(p, m));
+  EXPECT_GT(g10.fraction_of_ideal(), lru.fraction_of_ideal());
+  EXPECT_GE(ml.fraction_of_ideal(), g10.fraction_of_ideal() - 1e-9);
+  EXPECT_GT(ml.fraction_of_ideal(), 0.95);
+}
+
+// The planner property test: on random profiles and budgets, for every
+// policy, (1) every tensor a plan evicts is prefetched again no later than
+// its next use, (2) executing the plan (strict residency) never launches a
+// kernel with a tensor off the GPU and never exceeds the GPU budget.
+TEST(PlanProperty, EveryTensorIsBackBeforeItsUseAndTheBudgetHolds) {
+  std::mt19937 rng(12345);
+  int planned_evictions = 0;
+  for (int round = 0; round < 60; ++round) {
+    Profile p = random_profile(rng);
+    const std::uint64_t ws = max_working_set(p);
+    const std::uint64_t peak = p.peak_live_bytes();
+    std::uniform_real_distribution<double> f(0.0, 1.0);
+    // A budget between the largest working set and the peak (+slack).
+    const std::uint64_t budget = ws + static_cast<std::uint64_t>(f(rng) * static_cast<double>(peak - std::min(peak, ws) + kMiB));
+    Machine m = small_machine(budget);
+    m.host_bytes = static_cast<std::uint64_t>(f(rng) * static_cast<double>(p.total_bytes()));  // sometimes SSD too
+    for (const auto& name : planner_names()) {
+      SCOPED_TRACE("round " + std::to_string(round) + " policy " + name);
+      Schedule s = make_planner(name)->plan(p, m);
+      const int K = static_cast<int>(p.kernels.size());
+      for (const Move& mv : s.moves) {
+        ASSERT_GE(mv.at, 0);
+        ASSERT_LT(mv.at, K);
+        if (mv.kind != Move::Evict) continue;
+        ++planned_evictions;
+        // Never evicts what the kernel it is issued at uses.
+        const auto& used = p.used_by(mv.at);
+        ASSERT_FALSE(std::binary_search(used.begin(), used.end(), mv.tensor));
+        // A prefetch of it follows, at or before its next use (wrapping).
+        int next = p.next_use(mv.tensor, mv.at);
+        if (next < 0) {
+          if (!p.tensors[mv.tensor].persistent) continue;  // dead: nothing to bring back
+          next = p.first_use(mv.tensor) + K;
+        }
+        bool back = false;
+        for (const Move& pf : s.moves) {
+          if (pf.kind != Move::Prefetch || pf.tensor != mv.tensor) continue;
+          int at = pf.at < mv.at ? pf.at + K : pf.at;
+          if (at >= mv.at && at <= next) back = true;
+        }
+        EXPECT_TRUE(back) << "tensor " << mv.tensor << " evicted at " << mv.at << " not back by " << next;
+      }
+      SimResult r = simulate(p, m, s);
+      EXPECT_EQ(r.launched_missing, 0u);
+      if (!s.unlimited_gpu) {
+        EXPECT_LE(r.peak_gpu_bytes, budget);
+      }
+      EXPECT_GE(r.iteration_s, p.ideal_seconds() - 1e-9);
+    }
+  }
+  EXPECT_GT(planned_evictions, 0);  // the rounds exercised planned moves
+}
+
+TEST(PlanG10Reader, MalformedNetworkNamesFileAndLine) {
+  std::string f = temp_file("Net(\n  (conv): Conv2d(3, 8, kernel_size=(3, 3), stride=(1, 1))\n  (bad): Frobnicate(7)\n)\n");
+  Profile p;
+  std::string e = error_of([&] { read_g10_cnn(f, 4, 32, p); });
+  EXPECT_NE(e.find(f + ":3: unsupported layer type 'Frobnicate'"), std::string::npos) << e;
+  std::string g = temp_file("Net(\n  (conv): Conv2d(3, 8, kernel_size=(3, 3), stride=(1, 1))\n");
+  Profile q;
+  e = error_of([&] { read_g10_cnn(g, 4, 32, q); });
+  EXPECT_NE(e.find("unterminated 'Net(' opened at line 1"), std::string::npos) << e;
+  std::remove(f.c_str());
+  std::remove(g.c_str());
+}
+
+TEST(PlanG10Reader, MalformedOperatorListNamesFileAndLine) {
+  std::string f = temp_file("5\nRelu\n1\n2\n2\n99\nx\n-------------------\n");
+  Profile p;
+  std::string e = error_of([&] { read_g10_transformer(f, 4, 0, p); });
+  EXPECT_NE(e.find(f + ":7: expected a dimension, got 'x'"), std::string::npos) << e;
+  std::remove(f.c_str());
+}
+
+TEST(PlanG10Reader, KernelTimesMustMatchTheNetwork) {
+  std::string net = temp_file("Net(\n  (conv): Conv2d(3, 8, kernel_size=(3, 3), stride=(1, 1), bias=False)\n  (relu): ReLU(inplace=True)\n)\n");
+  Profile p;
+  read_g10_cnn(net, 2, 16, p);
+  // LoadData, conv, relu forward; loss; relu, conv (weight, input, update) backward.
+  ASSERT_EQ(p.kernels.size(), 8u);
+  std::string ok, bad;
+  for (int i = 0; i < 8; ++i) ok += std::to_string(i) + " 0.5 ms\n";
+  read_g10_kernel_times(temp_file(ok), p);
+  EXPECT_DOUBLE_EQ(p.kernels[3].seconds, 0.5e-3);
+  std::string few = temp_file("0 1 ms\n1 1 ms\n");
+  std::string e = error_of([&] { read_g10_kernel_times(few, p); });
+  EXPECT_NE(e.find("has 2 kernel times, the network has 8 kernels"), std::string::npos) << e;
+  std::string unit = temp_file("0 1 ms\n1 1 us\n");
+  e = error_of([&] { read_g10_kernel_times(unit, p); });
+  EXPECT_NE(e.find(unit + ":2: unit 'us'"), std::string::npos) << e;
+}
