@@ -61,11 +61,12 @@ Allocator::Allocator(prim::Backend& backend, const Options& opts)
 Allocator::~Allocator() {
   try {
     be_.synchronize_device();
-    for (auto [va, bytes] : quarantined_) {
-      fault::remove(va);
-      pool_.free_range(va, bytes);
-    }
   } catch (...) {
+    // Destruction goes on: nothing may throw out of a destructor.
+  }
+  for (auto [va, bytes] : quarantined_) {
+    fault::remove(va);
+    pool_.free_range(va, bytes);  // never throws: a failure keeps the range stranded
   }
 }
 
@@ -165,7 +166,15 @@ void Allocator::free_safe(std::uintptr_t ptr, const Record& r) {
   if (opts_.guard) fault::remove(end);
   pool_.give_back(r.span, r.tag, tracker_.note_free(r.tag));
   // Unmap now: nothing may reach this memory through this range any more.
-  auto range = pool_.retire_view(r.span.view, opts_.quarantine > 0);
+  std::pair<std::uintptr_t, std::size_t> range;
+  try {
+    range = pool_.retire_view(r.span.view, opts_.quarantine > 0);
+  } catch (const Error&) {
+    // The free itself is done; the view stays idle (consistent, perhaps with
+    // holes) and a later trim unmaps it.
+    fault::set_free_count(++frees_);
+    return;
+  }
   fault::set_free_count(++frees_);
   if (opts_.quarantine == 0) return;
   fault::add_freed(range.first, range.first + range.second, ptr, r.requested, frees_);
@@ -421,6 +430,12 @@ Gauges Allocator::gauges() const {
   g.small_slabs = small_.slabs();
   g.memory_cap = cap_;
   return g;
+}
+
+PagePool::Holdings Allocator::holdings() const {
+  PagePool::Holdings h = pool_.holdings();
+  h.reservations += quarantined_.size();
+  return h;
 }
 
 void Allocator::check() const {

@@ -87,7 +87,8 @@ class Allocator final : private SlabSource {
   // Stream a live allocation was made on (nullptr if none or not live).
   prim::Stream stream_of(const void* ptr) const;
 
-  // Synchronise the device and release every free page to the driver.
+  // Synchronise the device and release every free page to the driver. On a
+  // driver failure it releases what it can, throws, and stays consistent.
   std::size_t empty_cache();
   // 0 removes the cap. Lowering it below what is reserved releases free pages.
   void set_memory_cap(std::size_t bytes);
@@ -119,6 +120,8 @@ class Allocator final : private SlabSource {
   const Options& options() const { return opts_; }
 
   void check() const;  // throws Errc::internal on any inconsistency
+  // What is held from the backend (audits compare it with the backend's count).
+  PagePool::Holdings holdings() const;
 
  private:
   struct Record {

@@ -98,14 +98,24 @@ bool DeviceAllocator::lookup(const void* ptr, Lookup* out) const {
 
 std::size_t DeviceAllocator::empty_cache() {
   std::lock_guard<std::mutex> g(mu_);
-  std::size_t n = alloc_.empty_cache();
-  rec_.on_gauges(alloc_.gauges());
-  return n;
+  try {
+    std::size_t n = alloc_.empty_cache();
+    rec_.on_gauges(alloc_.gauges());
+    return n;
+  } catch (const Error&) {
+    rec_.on_gauges(alloc_.gauges());  // part may have been released before the failure
+    throw;
+  }
 }
 
 void DeviceAllocator::set_memory_cap(std::size_t bytes) {
   std::lock_guard<std::mutex> g(mu_);
-  alloc_.set_memory_cap(bytes);
+  try {
+    alloc_.set_memory_cap(bytes);
+  } catch (const Error&) {
+    rec_.on_gauges(alloc_.gauges());
+    throw;
+  }
   rec_.on_gauges(alloc_.gauges());
 }
 
@@ -172,6 +182,13 @@ void DeviceAllocator::check() const {
   const Stats& s = rec_.stats();
   const Gauges gg = alloc_.gauges();
   if (s.active.current != gg.active_blocks) throw_error(Errc::internal, "stats: active blocks differ from records");
+  if (s.reserved.current != gg.reserved || s.mapped.current != gg.mapped)
+    throw_error(Errc::internal, "stats: reserved or mapped bytes differ from the pool's");
+}
+
+PagePool::Holdings DeviceAllocator::holdings() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return alloc_.holdings();
 }
 
 }  // namespace memlake::core

@@ -45,6 +45,7 @@ class DeviceAllocator {
   Stats stats() const;
   void reset_peaks();
   void check() const;
+  PagePool::Holdings holdings() const;  // see Allocator::holdings
 
   // Residency (residency/residency.h): sleep and wake of labelled
   // allocations, eviction and restore of one allocation.

@@ -11,6 +11,24 @@ namespace {
 
 [[noreturn]] void broken(const std::string& what) { throw_error(Errc::internal, "page pool invariant violated: " + what); }
 
+// Appends one failure to a list of what a failure path could not do.
+void note(std::string& failed, const char* what) {
+  if (!failed.empty()) failed += "; ";
+  failed += what;
+}
+
+// Rethrows the exception being handled, with `failed` (what undoing it
+// could not do) appended to its message when it is a memlake::Error.
+[[noreturn]] void rethrow_with(const std::string& failed) {
+  if (failed.empty()) throw;
+  try {
+    throw;
+  } catch (const Error& e) {
+    throw_error(e.code(), std::string(e.what()) + "; rolling back failed too (" + failed +
+                              "): what was not undone is kept and retried by empty_cache");
+  }
+}
+
 }  // namespace
 
 PagePool::PagePool(prim::Backend& backend, Quiescer& quiescer, std::uint32_t handle_slots, std::uint32_t large_slots)
@@ -23,13 +41,18 @@ PagePool::PagePool(prim::Backend& backend, Quiescer& quiescer, std::uint32_t han
 }
 
 PagePool::~PagePool() {
+  // Destruction must not throw: whatever fails stays with the backend.
   for (View& w : views_) {
     if (!w.live) continue;
+    for_each_mapped_chunk(w, [&](std::uint32_t a, std::uint32_t b) {
+      try {
+        be_.unmap(w.va + a * page_, (b - a) * page_);
+      } catch (...) {
+      }
+    });
     try {
-      for_each_mapped_chunk(w, [&](std::uint32_t a, std::uint32_t b) { be_.unmap(w.va + a * page_, (b - a) * page_); });
-      be_.free_reservation(w.va, static_cast<std::size_t>(w.capacity) * page_);
+      free_or_strand(w.va, static_cast<std::size_t>(w.capacity) * page_, nullptr);
     } catch (...) {
-      // Destruction must not throw; the backend keeps whatever failed.
     }
   }
   for (Page& p : pages_) {
@@ -38,6 +61,10 @@ PagePool::~PagePool() {
       be_.release(p.handle);
     } catch (...) {
     }
+  }
+  try {
+    retry_stranded();
+  } catch (...) {
   }
 }
 
@@ -389,13 +416,32 @@ std::vector<PageId> PagePool::map_pages(std::uintptr_t va, std::vector<PageId> c
     for (auto [h, k] : fresh) map_one(h, k);
     be_.set_access(va, static_cast<std::size_t>(n) * page_, access);
   } catch (...) {
-    try {
-      if (mapped) be_.unmap(va, static_cast<std::size_t>(mapped) * page_);
-      for (auto [h, k] : fresh) be_.release(h);
-    } catch (...) {
-      // The original failure is the one worth reporting.
+    // Undo each mapping and handle on its own: one that fails is kept
+    // (stranded) for a retry and named in the error, the others still go.
+    std::string failed;
+    std::uint32_t at = 0;
+    auto undo = [&](prim::PhysHandle h, std::uint32_t k) {
+      if (at >= mapped) return;
+      const std::uintptr_t a = va + static_cast<std::size_t>(at) * page_;
+      at += k;
+      try {
+        be_.unmap(a, k * page_);
+      } catch (const Error& x) {
+        note(failed, x.what());
+        stranded_maps_[a] = StrandedMap{k * page_, h};
+      }
+    };
+    for (PageId p : chosen) undo(pages_[p].handle, pages_[p].k);
+    for (auto [h, k] : fresh) undo(h, k);
+    for (auto [h, k] : fresh) {
+      try {
+        be_.release(h);  // allowed while a stranded mapping holds it
+      } catch (const Error& x) {
+        note(failed, x.what());
+        stranded_handles_.push_back(h);
+      }
     }
-    throw;
+    rethrow_with(failed);
   }
   for (auto [h, k] : fresh) {
     PageId id = new_page_id();
@@ -450,11 +496,9 @@ Span PagePool::take_stitched(std::uint32_t n, Tag tag, std::uint32_t reuse_max, 
   try {
     chosen = map_pages(va, std::move(chosen), n);
   } catch (...) {
-    try {
-      be_.free_reservation(va, static_cast<std::size_t>(capacity) * page_);
-    } catch (...) {
-    }
-    throw;
+    std::string failed;
+    free_or_strand(va, static_cast<std::size_t>(capacity) * page_, &failed);
+    rethrow_with(failed);
   }
   const ViewId v = new_view_id();
   View& w = views_[v];
@@ -479,7 +523,7 @@ std::optional<RunKey> PagePool::best_extension(std::uint32_t n, Tag tag) const {
     runs_.visit(tags[ti], 0, [&](const RunKey& k) {
       const View& w = views_[k.view];
       if (k.len < n && k.start + k.len == w.slots.size() && w.holes == 0 && k.start + n <= w.capacity &&
-          (!best || k.len > best->len))
+          (!best || k.len > best->len) && !stranded_in(w.va, static_cast<std::size_t>(w.capacity) * page_))
         best = k;
       return true;
     });
@@ -534,7 +578,7 @@ std::optional<Span> PagePool::take_repaired(std::uint32_t n, Tag tag, std::uint3
   for (ViewId v = 0; v < views_.size(); ++v) {
     const View& w = views_[v];
     const auto size = static_cast<std::uint32_t>(w.slots.size());
-    if (!w.live || w.spans != 0 || size < n) continue;
+    if (!w.live || w.spans != 0 || size < n || stranded_in(w.va, static_cast<std::size_t>(w.capacity) * page_)) continue;
     std::uint32_t bad = 0;
     for (std::uint32_t i = 0; i < n; ++i) bad += !serves(w.slots[i]);
     std::uint32_t least = n, at = 0;  // least == n: no window yet
@@ -753,11 +797,18 @@ std::pair<std::uintptr_t, std::size_t> PagePool::retire_view(ViewId v, bool keep
   // Kernels may still use memory freed through this view: wait for them.
   for (auto [tag, seq] : w.last_free) quiescer_.wait(tag, seq);
   w.last_free.clear();
-  for_each_mapped_chunk(w, [&](std::uint32_t a, std::uint32_t b) { unmap_slots(w, a, b); });
+  try {
+    for_each_mapped_chunk(w, [&](std::uint32_t a, std::uint32_t b) { unmap_slots(w, a, b); });
+  } catch (...) {
+    // The chunks unmapped so far are holes: their runs leave the index (a
+    // fit there would hand out unmapped memory). The view stays idle.
+    reindex(v);
+    throw;
+  }
   for (const RunKey& k : w.runs) runs_.erase(k);
   w.runs.clear();
   const std::pair<std::uintptr_t, std::size_t> range{w.va, static_cast<std::size_t>(w.capacity) * page_};
-  if (!keep_va) be_.free_reservation(range.first, range.second);
+  if (!keep_va) free_or_strand(range.first, range.second, nullptr);
   unidle(v);
   w.live = false;
   w.slots.clear();
@@ -783,7 +834,12 @@ void PagePool::trim_views(std::size_t max_mapped) {
   const std::size_t hard = max_mapped > SIZE_MAX / 2 ? SIZE_MAX : 2 * max_mapped;
   for (auto it = lru_.begin(); slots_mapped_ > max_mapped && it != lru_.end();) {
     const ViewId v = *it++;  // destroy_view erases v's own entry only
-    if (slots_mapped_ > hard || frees_complete(views_[v])) destroy_view(v);
+    try {
+      if (slots_mapped_ > hard || frees_complete(views_[v])) destroy_view(v);
+    } catch (const Error& e) {
+      if (e.code() == Errc::internal) throw;  // a broken invariant is a bug, not a fault to absorb
+      return;  // v stays consistent (retire_view); the rest waits for a later trim
+    }
   }
 }
 
@@ -799,24 +855,123 @@ void PagePool::release_page(PageId p) {
 }
 
 std::size_t PagePool::release_free() {
-  while (!lru_.empty()) destroy_view(lru_.front());
+  // Best effort: a step that fails leaves its part consistent (retire_view,
+  // unmap_slots and release_page change nothing when their driver call
+  // fails) and the others still run; the failures are reported at the end.
+  std::string failed;
+  Errc code = Errc::ok;
+  auto attempt = [&](auto&& step) {
+    try {
+      step();
+    } catch (const Error& e) {
+      if (e.code() == Errc::internal) throw;  // a broken invariant is a bug, not a fault to absorb
+      if (code == Errc::ok) code = e.code();
+      note(failed, e.what());
+    }
+  };
+  const std::vector<ViewId> idle_views(lru_.begin(), lru_.end());
+  for (ViewId v : idle_views) attempt([&] { destroy_view(v); });
   for (ViewId v = 0; v < views_.size(); ++v) {
     View& w = views_[v];
     if (!w.live) continue;
     bool changed = false;
     for_each_run(w, 0, static_cast<std::uint32_t>(w.slots.size()),
                  [&](PageId p) { return p != kHole && !pages_[p].busy; }, [&](std::uint32_t a, std::uint32_t b) {
-                   unmap_slots(w, a, b);
-                   changed = true;
+                   attempt([&] {
+                     unmap_slots(w, a, b);
+                     changed = true;
+                   });
                  });
     if (changed) reindex(v);
   }
   std::size_t released = 0;
-  while (!orphans_.empty()) {
-    released += pages_[orphans_.begin()->second].k * page_;
-    release_page(orphans_.begin()->second);
+  const std::vector<std::pair<Tag, PageId>> orphans(orphans_.begin(), orphans_.end());
+  for (auto [tag, p] : orphans)
+    attempt([&, p = p] {
+      const std::size_t bytes = pages_[p].k * page_;
+      release_page(p);
+      released += bytes;
+    });
+  const std::string again = retry_stranded();
+  if (!again.empty()) {
+    if (code == Errc::ok) code = Errc::driver;
+    note(failed, again.c_str());
   }
+  if (code != Errc::ok)
+    throw_error(code, "releasing free memory: " + format_bytes(released) + " released, the rest kept after a failure (" +
+                          failed + "); a later empty_cache retries");
   return released;
+}
+
+bool PagePool::stranded_in(std::uintptr_t va, std::size_t bytes) const {
+  if (stranded_maps_.empty()) return false;
+  auto it = stranded_maps_.lower_bound(va);
+  return it != stranded_maps_.end() && it->first < va + bytes;
+}
+
+void PagePool::free_or_strand(std::uintptr_t va, std::size_t bytes, std::string* failed) {
+  try {
+    for (auto it = stranded_maps_.lower_bound(va); it != stranded_maps_.end() && it->first < va + bytes;) {
+      be_.unmap(it->first, it->second.bytes);
+      it = stranded_maps_.erase(it);
+    }
+    be_.free_reservation(va, bytes);
+  } catch (const Error& e) {
+    if (failed) note(*failed, e.what());
+    stranded_ranges_.emplace_back(va, bytes);
+  }
+}
+
+std::string PagePool::retry_stranded() {
+  std::string failed;
+  for (auto it = stranded_maps_.begin(); it != stranded_maps_.end();) {
+    try {
+      be_.unmap(it->first, it->second.bytes);
+      it = stranded_maps_.erase(it);
+    } catch (const Error& e) {
+      note(failed, e.what());
+      ++it;
+    }
+  }
+  for (std::size_t i = 0; i < stranded_handles_.size();) {
+    try {
+      be_.release(stranded_handles_[i]);
+      stranded_handles_.erase(stranded_handles_.begin() + static_cast<std::ptrdiff_t>(i));
+    } catch (const Error& e) {
+      note(failed, e.what());
+      ++i;
+    }
+  }
+  for (std::size_t i = 0; i < stranded_ranges_.size();) {
+    const auto [va, bytes] = stranded_ranges_[i];
+    try {
+      if (stranded_in(va, bytes)) throw_error(Errc::driver, "a mapping inside it could not be unmapped");
+      be_.free_reservation(va, bytes);
+      stranded_ranges_.erase(stranded_ranges_.begin() + static_cast<std::ptrdiff_t>(i));
+    } catch (const Error& e) {
+      note(failed, e.what());
+      ++i;
+    }
+  }
+  return failed;
+}
+
+PagePool::Holdings PagePool::holdings() const {
+  Holdings h;
+  std::set<prim::PhysHandle> handles(stranded_handles_.begin(), stranded_handles_.end());
+  for (const auto& [va, m] : stranded_maps_) handles.insert(m.handle);
+  for (const Page& pg : pages_)
+    if (pg.live) {
+      handles.insert(pg.handle);
+      h.mappings += pg.maps.size();
+    }
+  h.handles = handles.size();
+  h.mappings += stranded_maps_.size();
+  h.reservations = views_live_ + stranded_ranges_.size();
+  h.stranded = stranded_maps_.size() + stranded_handles_.size() + stranded_ranges_.size();
+  for (const RunKey& k : runs_.all())
+    h.free_ranges.emplace_back(views_[k.view].va + static_cast<std::size_t>(k.start) * page_, static_cast<std::size_t>(k.len) * page_);
+  return h;
 }
 
 void PagePool::set_restore_handle(std::size_t bytes) {
@@ -884,6 +1039,13 @@ void PagePool::restore_span(const Span& s, std::uint32_t reuse_max, prim::Access
   if (!w.live || w.spans == 0 || s.first + s.count > w.slots.size() ||
       std::any_of(w.slots.begin() + s.first, w.slots.begin() + s.first + s.count, [](PageId p) { return p != kHole; }))
     broken("restore of a span that is not evicted");
+  // Mappings an earlier failed restore could not undo (stranded) go first:
+  // nothing can be mapped over them. If that fails, nothing changed.
+  const std::size_t bytes = static_cast<std::size_t>(s.count) * page_;
+  for (auto it = stranded_maps_.lower_bound(s.va); it != stranded_maps_.end() && it->first < s.va + bytes;) {
+    be_.unmap(it->first, it->second.bytes);
+    it = stranded_maps_.erase(it);
+  }
   // A view maps each page at most once.
   const std::uint32_t m = next_mark();
   for (PageId p : w.slots)

@@ -28,8 +28,10 @@
 
 #include <cstdint>
 #include <list>
+#include <map>
 #include <optional>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -127,19 +129,40 @@ class PagePool {
   // Unmaps idle view `v` now (after waiting for the work of its last frees)
   // and forgets it. Its pages stay reserved (orphans). With keep_va, the
   // virtual range stays reserved and is returned for free_range() later
-  // (the quarantine of the memory-safety mode).
+  // (the quarantine of the memory-safety mode). If a wait or an unmap
+  // fails, it throws and the view stays live and idle, its slots unmapped
+  // so far holes (no longer indexed); a failed free of the range keeps it
+  // stranded (no throw).
   std::pair<std::uintptr_t, std::size_t> retire_view(ViewId v, bool keep_va);
-  void free_range(std::uintptr_t va, std::size_t bytes) { be_.free_reservation(va, bytes); }
+  void free_range(std::uintptr_t va, std::size_t bytes) { free_or_strand(va, bytes, nullptr); }
 
   // Unmaps idle views, least recently used first, until mapped slots <=
   // max_mapped: those whose last frees are complete, without waiting; while
   // mapped slots exceed twice max_mapped, also the others, waiting for their
-  // work. Views left over go at a later trim.
+  // work. Views left over go at a later trim. Never throws: a view whose
+  // wait or unmap fails stays consistent (still mapped, or with holes no
+  // longer indexed) and goes at a later trim; the allocation that called
+  // this has succeeded and must not be lost.
   void trim_views(std::size_t max_mapped);
   // Release every FREE page: idle views are destroyed, free slots of live
-  // views unmapped. Precondition: the device is synchronised and every tag
-  // settled. Returns the bytes released.
+  // views unmapped, and what failure paths kept (stranded, below) is given
+  // back. Precondition: the device is synchronised and every tag settled.
+  // Returns the bytes released. On a driver failure it goes on with the
+  // rest, then throws naming what failed; the pool stays consistent and a
+  // later call retries (basic guarantee).
   std::size_t release_free();
+
+  // What the pool holds from the backend, for audits against the backend's
+  // own count: physical handles (distinct), mappings (one per page and view
+  // that maps it), reserved ranges; `stranded` of them are resources a
+  // failure path could not give back yet (see "Failure model" in
+  // docs/design/allocator.md). free_ranges: every indexed free run as
+  // (address, bytes); each must be mapped read-write.
+  struct Holdings {
+    std::size_t handles = 0, mappings = 0, reservations = 0, stranded = 0;
+    std::vector<std::pair<std::uintptr_t, std::size_t>> free_ranges;
+  };
+  Holdings holdings() const;
 
   std::size_t reserved_bytes() const { return pages_live_ * page_; }
   std::size_t mapped_bytes() const { return slots_mapped_ * page_; }
@@ -272,6 +295,21 @@ class PagePool {
   bool frees_complete(const View& w);
   void push_unsettled(Tag tag, const Unsettled& u);
 
+  // Failure paths: what could not be given back to the backend while
+  // undoing a failed step (a mapping, a handle, a reserved range) is kept
+  // here, counted in holdings(), kept out of the way of later maps, and
+  // retried by release_free() and the destructor.
+  struct StrandedMap {
+    std::size_t bytes;
+    prim::PhysHandle handle;
+  };
+  bool stranded_in(std::uintptr_t va, std::size_t bytes) const;
+  // Frees a reserved range (first the stranded mappings inside it); keeps
+  // it stranded if that fails, appending why to *failed (if given).
+  void free_or_strand(std::uintptr_t va, std::size_t bytes, std::string* failed);
+  // Tries to give back everything stranded; returns what failed ("" if none).
+  std::string retry_stranded();
+
   void destroy_view(ViewId v);
   void unmap_slots(View& view, std::uint32_t from, std::uint32_t to);
   void detach(PageId p, ViewId v);
@@ -300,6 +338,9 @@ class PagePool {
   std::vector<std::vector<Unsettled>> unsettled_;
   std::vector<std::size_t> unsettled_head_;
   std::vector<std::size_t> free_by_tag_;  // FREE pages per tag
+  std::map<std::uintptr_t, StrandedMap> stranded_maps_;  // by address
+  std::vector<prim::PhysHandle> stranded_handles_;
+  std::vector<std::pair<std::uintptr_t, std::size_t>> stranded_ranges_;
   std::size_t pages_live_ = 0, free_pages_ = 0, slots_mapped_ = 0, views_live_ = 0;
   std::uint32_t mark_epoch_ = 0;
   std::vector<RunKey> scratch_runs_;

@@ -1,15 +1,20 @@
 #include "core/stream_tracker.h"
 
+#include "core/error.h"
+
 namespace memlake::core {
 
 StreamTracker::~StreamTracker() {
   for (StreamState& st : streams_)
-    for (Pending& p : st.pending) {
-      try {
-        be_.destroy_event(p.event);
-      } catch (...) {
-      }
-    }
+    for (Pending& p : st.pending) drop_event(p.event);
+}
+
+void StreamTracker::drop_event(prim::Event e) noexcept {
+  try {
+    be_.destroy_event(e);
+  } catch (...) {
+    // The event leaks in the driver; nothing here refers to it any more.
+  }
 }
 
 Tag StreamTracker::tag_of(prim::Stream s) {
@@ -24,25 +29,29 @@ Tag StreamTracker::tag_of(prim::Stream s) {
 
 void StreamTracker::advance(StreamState& st) {
   while (!st.pending.empty() && be_.query_event(st.pending.front().event)) {
-    st.done = st.pending.front().seq;
-    be_.destroy_event(st.pending.front().event);
+    const Pending p = st.pending.front();
     st.pending.pop_front();
+    st.done = p.seq;
+    drop_event(p.event);
   }
 }
 
 std::uint64_t StreamTracker::poll(Tag t, std::uint64_t want) {
   StreamState& st = streams_[t];
-  advance(st);
-  if (st.done < want && (st.pending.empty() || st.pending.back().seq < want)) {
-    if (be_.query_stream(st.stream)) {  // idle: every free so far is complete, no event needed
-      for (Pending& p : st.pending) be_.destroy_event(p.event);
-      st.pending.clear();
-      st.done = st.seq;
-      return st.done;
-    }
-    // One event covers every free issued so far on this stream.
-    st.pending.push_back(Pending{be_.record_event(st.stream), st.seq});
+  try {
     advance(st);
+    if (st.done < want && (st.pending.empty() || st.pending.back().seq < want)) {
+      if (be_.query_stream(st.stream)) {  // idle: every free so far is complete, no event needed
+        complete_all(st);
+        return st.done;
+      }
+      // One event covers every free issued so far on this stream.
+      st.pending.push_back(Pending{be_.record_event(st.stream), st.seq});
+      advance(st);
+    }
+  } catch (const Error&) {
+    // A failed query or record proves nothing: the frees stay pending (the
+    // conservative answer), and a later poll or a wait tries again.
   }
   return st.done;
 }
@@ -51,18 +60,31 @@ void StreamTracker::wait(Tag t, std::uint64_t seq) {
   StreamState& st = streams_[t];
   if (st.done >= seq) return;
   poll(t, seq);
-  while (st.done < seq && !st.pending.empty()) {
-    be_.wait_event(st.pending.front().event);
-    advance(st);
+  while (st.done < seq) {
+    if (st.pending.empty() || st.pending.back().seq < seq) {
+      // No event covers it (recording one failed): wait for the whole stream.
+      be_.synchronize_stream(st.stream);  // throws if it fails: nothing changed
+      complete_all(st);
+      return;
+    }
+    const Pending p = st.pending.front();
+    be_.wait_event(p.event);  // throws if it fails: nothing changed
+    // Complete once the wait returned: no query needed (one that failed
+    // would fail a wait that succeeded).
+    st.pending.pop_front();
+    st.done = p.seq;
+    drop_event(p.event);
   }
 }
 
+void StreamTracker::complete_all(StreamState& st) {
+  for (Pending& p : st.pending) drop_event(p.event);
+  st.pending.clear();
+  st.done = st.seq;
+}
+
 void StreamTracker::mark_all_complete() {
-  for (StreamState& st : streams_) {
-    for (Pending& p : st.pending) be_.destroy_event(p.event);
-    st.pending.clear();
-    st.done = st.seq;
-  }
+  for (StreamState& st : streams_) complete_all(st);
 }
 
 std::size_t StreamTracker::pending_events() const {

@@ -35,8 +35,11 @@ class StreamTracker final : public Quiescer {
   // Highest free number of `t` known complete, without blocking. If no event
   // covers `want` yet, asks whether the stream is idle (then every free so
   // far is complete) and otherwise records one, so that a later poll can see it.
+  // Never throws: a failed query or record leaves the frees pending.
   std::uint64_t poll(Tag t, std::uint64_t want);
-  // Blocks until free number `seq` of `t` is complete.
+  // Blocks until free number `seq` of `t` is complete (synchronising the
+  // stream if no event covers it). Throws if the wait fails; then nothing
+  // is known complete that was not before.
   void wait(Tag t, std::uint64_t seq) override;
   bool done(Tag t, std::uint64_t seq) override { return t == 0 || poll(t, seq) >= seq; }
 
@@ -54,6 +57,9 @@ class StreamTracker final : public Quiescer {
     std::deque<Pending> pending;
   };
   void advance(StreamState& st);
+  void complete_all(StreamState& st);
+  // Destroys an event; a failure only leaks it in the driver.
+  void drop_event(prim::Event e) noexcept;
 
   prim::Backend& be_;
   std::vector<StreamState> streams_ = std::vector<StreamState>(1);  // [0] unused (global)

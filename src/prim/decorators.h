@@ -1,7 +1,7 @@
 // Backend decorators: composable layers over any Backend (RMM-style
 // adaptors). CountingBackend counts every primitive call and the time spent
-// in it (wall clock, two clock reads per call); FaultyBackend
-// makes chosen calls fail, for tests of the layers above.
+// in it (wall clock, two clock reads per call); FaultyBackend makes chosen
+// calls of any entry point fail, for tests of the layers above.
 #pragma once
 
 #include <array>
@@ -9,6 +9,9 @@
 #include <functional>
 #include <initializer_list>
 #include <mutex>
+#include <vector>
+
+#include "core/error.h"
 
 #include "prim/prim.h"
 
@@ -107,28 +110,105 @@ class CountingBackend final : public ForwardingBackend {
   std::array<std::atomic<std::uint64_t>, kNumOps> ns_{};
 };
 
-// Fails primitive calls on demand: fail_nth(op, n) makes the n-th next call
-// of `op` (1 = the very next) throw Errc::driver (or out_of_memory for
-// create); fail_randomly() fails each counted call with probability p.
+// Every Backend entry point that can fail, for fault injection: finer and
+// wider than Op (which counts the allocator's calls): streams, pinned
+// memory, registration, copies and peers too. Only the pure queries
+// (name, device, granularity, total_memory, pointer_kind) and the tests'
+// write/read never fail.
+enum class FaultSite : int {
+  reserve,
+  free_reservation,
+  create,
+  release,
+  map,
+  unmap,
+  set_access,
+  create_stream,
+  destroy_stream,
+  event_record,
+  event_query,
+  stream_query,
+  wait_event,
+  destroy_event,
+  synchronize_stream,
+  synchronize_device,
+  is_capturing,
+  alloc_pinned,
+  free_pinned,
+  copy_to_device,
+  copy_to_host,
+  copy_device,
+  stream_wait,
+  register_host,
+  unregister_host,
+  can_access_peer,
+  grant_peer,
+  count_,
+};
+inline constexpr int kNumFaultSites = static_cast<int>(FaultSite::count_);
+const char* fault_site_name(FaultSite s) noexcept;
+
+// Fails calls on demand, before they reach the inner backend (a failed call
+// has no effect, as a failed driver call). fail_nth(site, n) makes the n-th
+// next call of `site` (1 = the very next) throw; fail_randomly() fails each
+// call of the chosen sites with probability p (seeded, deterministic). The
+// error is Errc::out_of_memory for create and alloc_pinned, Errc::driver
+// for the rest, unless set_fault_code() says otherwise. The Op overloads
+// address every site of that counted op (Op::synchronize: wait_event and
+// both synchronizes; Op::event_query: event and stream queries).
 class FaultyBackend final : public ForwardingBackend {
  public:
   using ForwardingBackend::ForwardingBackend;
+  void fail_nth(FaultSite site, int n);
   void fail_nth(Op op, int n);
-  // Only the listed ops fail; an empty list means every op.
+  // Only the listed sites fail; an empty list means every site.
+  void fail_randomly(double p, std::uint64_t seed, std::initializer_list<FaultSite> sites);
   void fail_randomly(double p, std::uint64_t seed, std::initializer_list<Op> ops = {});
+  void fail_randomly(double p, std::uint64_t seed, const std::vector<FaultSite>& sites);
+  void set_fault_code(FaultSite site, Errc code);
   void stop_failing();
-  std::uint64_t faults_injected() const { return injected_; }
+  std::uint64_t faults_injected() const;
+  std::uint64_t faults_injected(FaultSite site) const;
 
- protected:
-  void before(Op op) override;
+  std::uintptr_t reserve(std::size_t size, std::size_t align) override;
+  void free_reservation(std::uintptr_t va, std::size_t size) override;
+  PhysHandle create(std::size_t size) override;
+  void release(PhysHandle h) override;
+  void map(std::uintptr_t va, std::size_t size, PhysHandle h) override;
+  void unmap(std::uintptr_t va, std::size_t size) override;
+  void set_access(std::uintptr_t va, std::size_t size, Access a) override;
+  Stream create_stream() override;
+  void destroy_stream(Stream s) override;
+  Event record_event(Stream s) override;
+  bool query_event(Event e) override;
+  bool query_stream(Stream s) override;
+  void wait_event(Event e) override;
+  void destroy_event(Event e) override;
+  void synchronize_stream(Stream s) override;
+  void synchronize_device() override;
+  bool is_capturing(Stream s) override;
+  void* alloc_pinned(std::size_t n) override;
+  void free_pinned(void* p) override;
+  void copy_to_device_async(std::uintptr_t dst, const void* src, std::size_t n, Stream s) override;
+  void copy_to_host_async(void* dst, std::uintptr_t src, std::size_t n, Stream s) override;
+  void copy_device_async(std::uintptr_t dst, std::uintptr_t src, std::size_t n, Stream s) override;
+  void stream_wait(Stream s, Event e) override;
+  void register_host(void* p, std::size_t n) override;
+  void unregister_host(void* p) override;
+  bool can_access_peer(int peer) override;
+  void grant_peer(std::uintptr_t va, std::size_t size, int peer) override;
 
  private:
-  std::mutex mu_;
-  std::array<int, kNumOps> countdown_{};
+  void maybe_fail(FaultSite site);  // throws when this call is to fail
+
+  mutable std::mutex mu_;
+  std::array<int, kNumFaultSites> countdown_{};
   double p_ = 0;
-  std::array<bool, kNumOps> random_ops_{};
+  std::array<bool, kNumFaultSites> random_sites_{};
+  std::array<Errc, kNumFaultSites> codes_{};
+  bool codes_set_ = false;
   std::uint64_t rng_ = 0;
-  std::uint64_t injected_ = 0;
+  std::array<std::uint64_t, kNumFaultSites> injected_{};
 };
 
 }  // namespace memlake::prim

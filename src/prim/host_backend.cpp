@@ -452,6 +452,10 @@ std::size_t HostBackend::live_mappings() const {
   std::lock_guard<std::mutex> g(mu_);
   return mappings_.size();
 }
+bool HostBackend::accessible(std::uintptr_t va, std::size_t n) const {
+  std::lock_guard<std::mutex> g(mu_);
+  return covered(va, n, Access::read_write);
+}
 std::size_t HostBackend::physical_bytes() const {
   std::lock_guard<std::mutex> g(mu_);
   return live_bytes_;

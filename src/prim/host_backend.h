@@ -85,6 +85,7 @@ class HostBackend final : public Backend {
   std::size_t live_reservations() const;
   std::size_t live_mappings() const;
   std::size_t physical_bytes() const;     // bytes of live handles
+  bool accessible(std::uintptr_t va, std::size_t n) const;  // mapped read-write throughout
 
  private:
   struct Handle {
