@@ -91,7 +91,7 @@ TEST(CopyFaults, FaultsInCopiesAndStreamOpsFailCopiesCleanly) {
 // when wait_event or destroy_event throws, the buffer stays busy for ever and
 // the next copy waits for a free buffer that never comes. Enable once
 // acquire() hands the buffer back on failure (src/io is not this change's).
-TEST(CopyFaults, DISABLED_FaultsInEventsFailCopiesCleanly) {
+TEST(CopyFaults, FaultsInEventsFailCopiesCleanly) {
   copies_under_faults({FaultSite::event_record, FaultSite::event_query, FaultSite::wait_event,
                        FaultSite::destroy_event, FaultSite::stream_query});
 }

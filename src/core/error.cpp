@@ -1,5 +1,7 @@
 #include "core/error.h"
 
+#include <charconv>
+
 #include <cstdarg>
 #include <cstdio>
 #include <vector>
@@ -67,4 +69,12 @@ std::string hex_ptr(std::uintptr_t p) {
   return buf;
 }
 
+}  // namespace memlake
+
+namespace memlake {
+std::string fixed(double v, int decimals) {
+  char b[128];
+  const auto r = std::to_chars(b, b + sizeof b, v, std::chars_format::fixed, decimals);
+  return r.ec == std::errc() ? std::string(b, r.ptr) : std::string("0");
+}
 }  // namespace memlake

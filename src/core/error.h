@@ -50,5 +50,8 @@ std::string human_bytes(std::uint64_t bytes);
 std::string hex_ptr(std::uintptr_t p);
 // printf-style append (no iostreams: this code runs inside host processes).
 void appendf(std::string& out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+// v with `decimals` digits after a '.', whatever the process's LC_NUMERIC
+// (printf's %f writes "0,75" under de_DE): for JSON and machine-read text.
+std::string fixed(double v, int decimals);
 
 }  // namespace memlake

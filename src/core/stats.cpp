@@ -81,8 +81,9 @@ std::string stats_json(const Stats& s) {
   put_stat(o, "mapped_bytes", s.mapped);
   put_stat(o, "active_blocks", s.active);
   double util = s.reserved.peak ? static_cast<double>(s.requested.peak) / static_cast<double>(s.reserved.peak) : 0.0;
-  appendf(o, "\"utilization\":%.6f,\"num_allocs\":%llu,\"num_frees\":%llu,\"num_ooms\":%llu,\"small_allocs\":%llu,",
-          util, static_cast<ull>(s.num_allocs), static_cast<ull>(s.num_frees), static_cast<ull>(s.num_ooms),
+  o += "\"utilization\":" + fixed(util, 6) + ",";
+  appendf(o, "\"num_allocs\":%llu,\"num_frees\":%llu,\"num_ooms\":%llu,\"small_allocs\":%llu,",
+          static_cast<ull>(s.num_allocs), static_cast<ull>(s.num_frees), static_cast<ull>(s.num_ooms),
           static_cast<ull>(s.small_allocs));
   appendf(o, "\"cache_hits\":%llu,\"stitch_reuses\":%llu,\"stitches\":%llu,\"grows\":%llu,\"pages_created\":%llu,\"repairs\":%llu,\"slow_paths\":%llu,\"slow_path_ns\":%llu,\"host_ns\":%llu,",
           static_cast<ull>(s.cache_hits), static_cast<ull>(s.stitch_reuses), static_cast<ull>(s.stitches),

@@ -156,9 +156,23 @@ CopyEngine::Buffer* CopyEngine::acquire(bool wait) {
     b->busy = true;
   }
   if (b->pending) {  // its last DMA must be done before the buffer is rewritten
-    be_.wait_event(b->pending);
-    be_.destroy_event(b->pending);
+    // A failed wait or destroy fails this copy, never the pool: the buffer
+    // goes back (still pending when the wait failed, so the next taker waits
+    // again), and no later caller blocks on a buffer nobody holds.
+    try {
+      be_.wait_event(b->pending);
+    } catch (...) {
+      release(b, b->pending);
+      throw;
+    }
+    const prim::Event done = b->pending;
     b->pending = 0;
+    try {
+      be_.destroy_event(done);
+    } catch (...) {
+      release(b, 0);
+      throw;
+    }
   }
   return b;
 }

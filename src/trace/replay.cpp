@@ -203,11 +203,7 @@ std::string json_escape(const std::string& s) {
   }
   return o;
 }
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
+std::string fmt(double v, int decimals) { return fixed(v, decimals); }
 }  // namespace
 
 std::string replay_json(const ReplayResult& r) {
@@ -217,11 +213,11 @@ std::string replay_json(const ReplayResult& r) {
     << ",\"first_oom_line\":" << r.first_oom_line << ",\"first_oom\":\"" << json_escape(r.first_oom) << "\""
     << ",\"unmatched_frees\":" << r.unmatched_frees << ",\"recorded_failures\":" << r.recorded_failures
     << ",\"peak_live_bytes\":" << r.peak_live
-    << ",\"peak_reserved_bytes\":" << r.stats.reserved.peak << ",\"utilization\":" << fmt("%.6f", r.utilization)
+    << ",\"peak_reserved_bytes\":" << r.stats.reserved.peak << ",\"utilization\":" << fmt(r.utilization, 6)
     << ",\"native_peak_reserved_bytes\":" << r.native_peak_reserved
-    << ",\"native_utilization\":" << fmt("%.6f", r.native_utilization) << ",\"late_maps\":" << r.late_maps
+    << ",\"native_utilization\":" << fmt(r.native_utilization, 6) << ",\"late_maps\":" << r.late_maps
     << ",\"device_lag_us\":" << r.device_lag_us << ",\"span_us\":" << r.span_us
-    << ",\"seconds\":" << fmt("%.3f", r.seconds)
+    << ",\"seconds\":" << fmt(r.seconds, 3)
     << ",";
   put_latency(o, "alloc_latency", r.alloc_latency);
   o << ",";
@@ -239,7 +235,7 @@ std::string replay_json(const ReplayResult& r) {
 std::string replay_text(const ReplayResult& r) {
   std::ostringstream o;
   const core::Stats& s = r.stats;
-  auto us = [](double ns) { return fmt("%.2f", ns / 1000.0) + " us"; };
+  auto us = [](double ns) { return fmt(ns / 1000.0, 2) + " us"; };
   o << "trace             " << r.trace << "\n"
     << "events            " << r.events << " (" << r.allocs << " allocs, " << r.frees << " frees, " << r.segment_events
     << " segment events)\n"
@@ -255,16 +251,16 @@ std::string replay_text(const ReplayResult& r) {
                                             : "")
     << "peak live         " << format_bytes(r.peak_live) << "\n"
     << "peak reserved     " << format_bytes(s.reserved.peak) << "\n"
-    << "utilization       " << fmt("%.4f", r.utilization) << "  (peak live / peak reserved)\n";
+    << "utilization       " << fmt(r.utilization, 4) << "  (peak live / peak reserved)\n";
   if (r.native_peak_reserved)
     o << "native baseline   peak reserved " << format_bytes(r.native_peak_reserved) << ", utilization "
-      << fmt("%.4f", r.native_utilization) << "  (recording allocator's segment events)\n";
+      << fmt(r.native_utilization, 4) << "  (recording allocator's segment events)\n";
   o << "requests          " << s.small_allocs << " small, " << (r.allocs - s.small_allocs - r.ooms) << " large: "
     << s.cache_hits << " cache hits (" << s.stitch_reuses << " from stitched views), " << s.stitches
     << " stitches, " << s.repairs << " repairs, " << s.grows << " grows (" << s.pages_created << " pages)\n"
-    << "slow paths        " << s.slow_paths << " requests with no cached fit at once: " << fmt("%.1f", s.slow_path_ns / 1e6)
+    << "slow paths        " << s.slow_paths << " requests with no cached fit at once: " << fmt(s.slow_path_ns / 1e6, 1)
     << " ms in them, backend calls included\n"
-    << "host time         " << fmt("%.1f", s.host_ns / 1e6) << " ms inside alloc and free in all (slow paths included)\n"
+    << "host time         " << fmt(s.host_ns / 1e6, 1) << " ms inside alloc and free in all (slow paths included)\n"
     << "second half       " << r.late_maps << " handles mapped in the trace's second half (none once a workload has settled)\n";
   if (r.ooms)
     o << "out of memory     " << r.ooms << " allocations refused; the first, at line " << r.first_oom_line << ": "
@@ -275,7 +271,7 @@ std::string replay_text(const ReplayResult& r) {
   o << "\n"
     << "time in them      ";
   for (int i = 0; i < prim::kNumOps; ++i)
-    if (s.calls.calls[i]) o << " " << prim::op_name(static_cast<prim::Op>(i)) << "=" << fmt("%.1f", static_cast<double>(s.calls.ns[i]) / 1e6) << " ms";
+    if (s.calls.calls[i]) o << " " << prim::op_name(static_cast<prim::Op>(i)) << "=" << fmt(static_cast<double>(s.calls.ns[i]) / 1e6, 1) << " ms";
   o << "\n";
   if (r.alloc_latency.max_ns == 0)  // --cold 1: every sample is a cold one
     o << "alloc latency     none warm (every allocation and free timed cold)\n";
@@ -290,7 +286,7 @@ std::string replay_text(const ReplayResult& r) {
       << ", mean " << us(r.cold_alloc_latency.mean_ns) << "  (CPU caches evicted first)\n"
       << "cold free         p50 " << us(r.cold_free_latency.p50_ns) << ", p90 " << us(r.cold_free_latency.p90_ns)
       << ", mean " << us(r.cold_free_latency.mean_ns) << "\n";
-  o << "replay time       " << fmt("%.2f", r.seconds) << " s\n";
+  o << "replay time       " << fmt(r.seconds, 2) << " s\n";
   return o.str();
 }
 
