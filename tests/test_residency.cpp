@@ -255,6 +255,111 @@ TEST(Residency, EvictKeepsPagesInThePoolAndRestoreBringsTheBytesBack) {
   r.dev->check();
 }
 
+// Asynchronous eviction: the copy is queued and the allocation is *leaving*
+// (mapped, bytes intact) until its copy completes; the host backend's device
+// lag keeps the copy's event pending until the clock moves on.
+TEST(Residency, AnAsyncEvictionLeavesOnlyOnceItsCopyCompletes) {
+  Rig r;
+  r.host->set_lag(10);
+  r.host->advance_clock(1);
+  Buf a = make(r, 8 * kPage + 3, 0, 1);
+  Buf b = make(r, 5 * kPage, 0, 2);
+  r.dev->evict(a.p, Mode::offload, /*wait=*/false);
+  auto st = r.dev->residency_stats();
+  EXPECT_EQ(st.leaving_now, 1u);
+  EXPECT_EQ(st.evicted_now, 0u);
+  EXPECT_TRUE(r.host->accessible(reinterpret_cast<std::uintptr_t>(a.p), kPage)) << "still mapped while its copy runs";
+  EXPECT_EQ(r.dev->settle(false), 0u) << "its copy has not completed";
+  EXPECT_EQ(error_of([&] { r.dev->evict(a.p, Mode::offload); }), Errc::invalid_argument) << "already leaving";
+  r.host->advance_clock(20);
+  EXPECT_EQ(r.dev->settle(false), 1u);
+  st = r.dev->residency_stats();
+  EXPECT_EQ(st.leaving_now, 0u);
+  EXPECT_EQ(st.evicted_now, 1u);
+  EXPECT_FALSE(r.host->accessible(reinterpret_cast<std::uintptr_t>(a.p), kPage));
+  r.dev->check();
+  // Both directions at once: b leaves while a comes back.
+  r.dev->evict(b.p, Mode::offload, /*wait=*/false);
+  r.dev->restore(a.p);
+  EXPECT_EQ(r.dev->settle(true), 1u);
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  r.dev->restore(b.p);
+  EXPECT_TRUE(holds(r.be(), b.p, b.n, b.seed));
+  r.dev->check();
+}
+
+TEST(Residency, RestoringOrFreeingALeavingAllocationCancelsItsEviction) {
+  Rig r;
+  r.host->set_lag(10);
+  r.host->advance_clock(1);
+  Buf a = make(r, 8 * kPage, 0, 1);
+  Buf b = make(r, 6 * kPage, 0, 2);
+  r.dev->evict(a.p, Mode::offload, false);
+  r.dev->restore(a.p);  // the bytes never left
+  EXPECT_EQ(r.dev->residency_stats().leaving_now, 0u);
+  EXPECT_EQ(r.dev->residency_stats().evicted_now, 0u);
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  fill(r.be(), a.p, a.n, 7);  // writable again
+  a.seed = 7;
+  r.dev->evict(b.p, Mode::discard, false);
+  r.dev->free(b.p);
+  r.dev->check();
+  r.host->advance_clock(30);
+  r.dev->settle(true);
+  EXPECT_EQ(r.dev->residency_stats().evicted_now, 0u);
+  // The extents of cancelled evictions go back to the host tier.
+  r.dev->evict(a.p, Mode::offload);
+  r.dev->restore(a.p);
+  r.dev->settle(true);
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  r.dev->free(a.p);
+  r.dev->check();
+}
+
+TEST(Residency, ASleepFinishesEvictionsInFlightAndWakeLeavesThemEvicted) {
+  Rig r;
+  r.host->set_lag(10);
+  r.host->advance_clock(1);
+  Buf a = make(r, 4 * kPage, 0, 1);
+  Buf b = make(r, 4 * kPage, 0, 2);
+  r.dev->evict(a.p, Mode::offload, false);
+  r.dev->sleep(Mode::offload);
+  r.dev->wake();
+  EXPECT_EQ(r.dev->residency_stats().evicted_now, 1u) << "the tiering eviction is not the sleep's to undo";
+  EXPECT_TRUE(holds(r.be(), b.p, b.n, b.seed));
+  r.dev->restore(a.p);
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  r.dev->check();
+}
+
+// An asynchronous eviction failing at any primitive leaves the allocation
+// resident and intact (or cleanly evicted once settled), and nothing leaks.
+TEST(Residency, AsyncEvictionsSurviveAFaultAtEveryCall) {
+  std::uint64_t injected = 0;
+  for (prim::Op op : {prim::Op::event_record, prim::Op::synchronize, prim::Op::unmap, prim::Op::event_query}) {
+    for (int nth = 1; nth <= 4; ++nth) {
+      Rig r;
+      std::vector<Buf> bufs;
+      for (int i = 0; i < 4; ++i) bufs.push_back(make(r, (2 + 3 * i) * kPage + 11, 0, 40 + i));
+      r.faulty->fail_nth(op, nth);
+      for (const Buf& b : bufs) (void)error_of([&] { r.dev->evict(b.p, Mode::offload, false); });
+      (void)error_of([&] { r.dev->settle(true); });
+      r.dev->check();
+      injected += r.faulty->faults_injected();
+      r.faulty->stop_failing();
+      r.dev->settle(true);
+      for (const Buf& b : bufs)
+        if (!r.host->accessible(reinterpret_cast<std::uintptr_t>(b.p), kPage)) r.dev->restore(b.p);
+      for (const Buf& b : bufs) ASSERT_TRUE(holds(r.be(), b.p, b.n, b.seed)) << prim::op_name(op) << " #" << nth;
+      for (const Buf& b : bufs) r.dev->free(b.p);
+      r.dev->check();
+      r.dev->empty_cache();
+      EXPECT_EQ(r.host->live_mappings(), 0u);
+    }
+  }
+  EXPECT_GT(injected, 0u);
+}
+
 // Every primitive the residency paths call, failing at its n-th call: the
 // operation reports the error, every allocation is intact or cleanly asleep,
 // nothing is leaked, and a retry completes.

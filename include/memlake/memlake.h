@@ -223,9 +223,20 @@ MEMLAKE_API memlake_status memlake_sleep(memlake_allocator* a, int device, const
 MEMLAKE_API memlake_status memlake_wake(memlake_allocator* a, int device, memlake_residency_report* report);
 /* One allocation leaves the GPU (after the work queued on its stream; its
  * pages stay in the allocator's pool for others) or comes back (the copy
- * is queued, and its stream waits for it). */
+ * is queued, and its stream waits for it). mode: MEMLAKE_SLEEP_OFFLOAD or
+ * MEMLAKE_SLEEP_DISCARD, with MEMLAKE_EVICT_ASYNC or'ed in to return once
+ * the copy is queued: the allocation is then leaving (still mapped; do not
+ * write it) until its copy completes, and memlake_settle, or any later
+ * residency call, unmaps it. Restoring a leaving allocation cancels its
+ * eviction. Evictions and restores use separate streams: both directions
+ * move at once. */
+#define MEMLAKE_EVICT_ASYNC 0x100
 MEMLAKE_API memlake_status memlake_evict(memlake_allocator* a, void* ptr, int device, int mode);
 MEMLAKE_API memlake_status memlake_restore(memlake_allocator* a, void* ptr, int device);
+/* Unmaps the leaving allocations of `device` whose copies completed (wait
+ * != 0: all of them, blocking until their copies complete); *settled (may
+ * be NULL) gets how many. */
+MEMLAKE_API memlake_status memlake_settle(memlake_allocator* a, int device, int wait, size_t* settled);
 /* Pins host memory for the host tier of `device` now (at least `bytes`
  * free), so that a later sleep pins nothing. */
 MEMLAKE_API memlake_status memlake_host_tier_reserve(memlake_allocator* a, int device, size_t bytes);

@@ -53,6 +53,7 @@ for _name, _res, _args in [
         ("memlake_wake", c_int, [c_void_p, c_int, POINTER(_Report)]),
         ("memlake_evict", c_int, [c_void_p, c_void_p, c_int, c_int]),
         ("memlake_restore", c_int, [c_void_p, c_void_p, c_int]),
+        ("memlake_settle", c_int, [c_void_p, c_int, c_int, POINTER(c_size_t)]),
         ("memlake_host_tier_reserve", c_int, [c_void_p, c_int, c_size_t]),
         ("memlake_get_residency_stats", c_int, [c_void_p, c_int, POINTER(_Stats)])]:
     _f = getattr(_lib, _name)
@@ -153,12 +154,27 @@ def _ptr(obj):
     return p
 
 
-def evict(obj, mode="offload", device=0, allocator=None):
+_EVICT_ASYNC = 0x100
+
+
+def evict(obj, mode="offload", device=0, allocator=None, wait=True):
     """One allocation (a tensor's storage start, or an address) leaves the GPU
-    after the work queued on its stream; its pages serve other allocations."""
+    after the work queued on its stream; its pages serve other allocations.
+    With wait=False the copy is queued and evict returns at once: the
+    allocation is leaving (do not write it) until settle() or a later
+    residency call finds its copy complete and unmaps it."""
     if mode not in _MODES:
         raise InvalidArgumentError(f"mode must be 'offload' or 'discard', got {mode!r}")
-    _check(_lib.memlake_evict(_handle(allocator), _ptr(obj), _device(device), _MODES[mode]))
+    flags = 0 if wait else _EVICT_ASYNC
+    _check(_lib.memlake_evict(_handle(allocator), _ptr(obj), _device(device), _MODES[mode] | flags))
+
+
+def settle(wait=True, device=0, allocator=None):
+    """Unmaps leaving allocations whose copies completed (wait: all, blocking);
+    returns how many."""
+    n = c_size_t(0)
+    _check(_lib.memlake_settle(_handle(allocator), _device(device), 1 if wait else 0, ctypes.byref(n)))
+    return n.value
 
 
 def restore(obj, device=0, allocator=None):

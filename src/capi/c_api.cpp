@@ -584,7 +584,18 @@ memlake_status memlake_wake(memlake_allocator* a, int device, memlake_residency_
 
 memlake_status memlake_evict(memlake_allocator* a, void* ptr, int device, int mode) {
   if (!a || !ptr) return null_arg("allocator or ptr");
-  return guarded([&] { a->device(device).evict(ptr, sleep_mode(mode)); });
+  return guarded([&] {
+    a->device(device).evict(ptr, sleep_mode(mode & ~MEMLAKE_EVICT_ASYNC), (mode & MEMLAKE_EVICT_ASYNC) == 0);
+  });
+}
+
+memlake_status memlake_settle(memlake_allocator* a, int device, int wait, size_t* settled) {
+  if (!a) return null_arg("allocator");
+  return guarded([&] {
+    std::size_t n = 0;
+    if (DeviceAllocator* d = a->existing(device)) n = d->settle(wait != 0);
+    if (settled) *settled = n;
+  });
 }
 
 memlake_status memlake_restore(memlake_allocator* a, void* ptr, int device) {

@@ -138,8 +138,12 @@ residency::WakeReport DeviceAllocator::wake() {
   return gauged([&] { return res_.wake(); });
 }
 
-void DeviceAllocator::evict(void* ptr, residency::Mode mode) {
-  gauged([&] { res_.evict(ptr, mode); });
+void DeviceAllocator::evict(void* ptr, residency::Mode mode, bool wait) {
+  gauged([&] { res_.evict(ptr, mode, wait); });
+}
+
+std::size_t DeviceAllocator::settle(bool wait) {
+  return gauged([&] { return res_.settle(wait); });
 }
 
 void DeviceAllocator::restore(void* ptr) {

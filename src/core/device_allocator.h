@@ -52,8 +52,9 @@ class DeviceAllocator {
   residency::SleepReport sleep(const std::vector<residency::Residency::Select>& what);
   residency::SleepReport sleep(residency::Mode mode) { return sleep({{0, mode}}); }
   residency::WakeReport wake();
-  void evict(void* ptr, residency::Mode mode);
+  void evict(void* ptr, residency::Mode mode, bool wait = true);
   void restore(void* ptr);
+  std::size_t settle(bool wait);  // asynchronous evictions whose copies completed
   void reserve_host_tier(std::size_t bytes);
   residency::ResidencyStats residency_stats() const;
 

@@ -26,6 +26,8 @@ Residency::~Residency() {
       be_.synchronize_stream(d2h_);
       be_.synchronize_stream(h2d_);
     }
+    for (auto& kv : entries_)
+      if (kv.second.leaving) be_.destroy_event(kv.second.leaving);
     reclaim(true);
     if (have_streams_) {
       be_.destroy_stream(d2h_);
@@ -72,6 +74,16 @@ void Residency::give(Entry& e) {
 void Residency::forget(std::uintptr_t ptr) {
   auto it = entries_.find(ptr);
   if (it == entries_.end()) return;
+  if (it->second.leaving) {
+    // The eviction's copy reads pages the free hands back: it completes
+    // before they can be reused or unmapped.
+    try {
+      be_.wait_event(it->second.leaving);
+    } catch (...) {
+    }
+    cancel_eviction(ptr);
+    return;
+  }
   if (it->second.evicted) {
     --st_.evicted_now;
     st_.evicted_bytes_now -= it->second.bytes;
@@ -84,6 +96,7 @@ void Residency::forget(std::uintptr_t ptr) {
 SleepReport Residency::sleep(const std::vector<Select>& what) {
   const auto t0 = std::chrono::steady_clock::now();
   streams();
+  settle(true);  // evictions in flight finish first (they stay evicted, outside the sleep)
   reclaim(true);
   // No kernel queued so far may touch what is unmapped below.
   be_.synchronize_device();
@@ -291,40 +304,51 @@ WakeReport Residency::wake() {
   return rep;
 }
 
-void Residency::evict(void* ptr, Mode mode) {
+void Residency::evict(void* ptr, Mode mode, bool wait) {
   streams();
   reclaim(false);
+  settle(false);
   const core::Resident r = alloc_.resident(ptr);
   if (r.evicted) throw_error(Errc::invalid_argument, "evict(" + hex_ptr(r.ptr) + "): already evicted");
   auto it = entries_.find(r.ptr);
+  if (it != entries_.end() && it->second.leaving)
+    throw_error(Errc::invalid_argument, "evict(" + hex_ptr(r.ptr) + "): already being evicted");
   const bool clean = it != entries_.end() && it->second.clean && it->second.ext;
   std::optional<HostTier::Extent> ext;
+  prim::Event done = 0;
   if (mode == Mode::offload && !clean) {
     ext = host_.take(r.requested);
     if (!ext) {
       host_.grow(r.requested);
       ext = host_.take(r.requested);
     }
+    bool queued = false;
     try {
-      // After the work queued on the allocation's stream, then unmapped
-      // once the copy is complete.
+      // After the work queued on the allocation's stream; unmapped once the
+      // copy is complete.
       const prim::Event ready = be_.record_event(r.stream);
-      be_.stream_wait(d2h_, ready);
+      try {
+        be_.stream_wait(d2h_, ready);
+      } catch (...) {
+        be_.destroy_event(ready);
+        throw;
+      }
       be_.destroy_event(ready);
       be_.copy_to_host_async(host_.addr(*ext), r.ptr, r.requested, d2h_);
-      be_.synchronize_stream(d2h_);
+      queued = true;
+      done = be_.record_event(d2h_);
     } catch (...) {
-      host_.give(*ext);
+      // A queued copy still writes the extent: it goes back once the
+      // stream is drained (or stays out of use if even that fails).
+      try {
+        if (queued) be_.synchronize_stream(d2h_);
+        host_.give(*ext);
+      } catch (...) {
+      }
       throw;
     }
   } else {
-    be_.synchronize_stream(r.stream);
-  }
-  try {
-    alloc_.evict(ptr, /*release=*/false);
-  } catch (...) {
-    if (ext) host_.give(*ext);
-    throw;
+    done = be_.record_event(r.stream);  // the last work that may touch the pages
   }
   Entry& e = entries_[r.ptr];
   if (ext) {
@@ -334,19 +358,84 @@ void Residency::evict(void* ptr, Mode mode) {
     give(e);
   }
   e.clean = false;
-  e.evicted = true;
   e.bytes = r.requested;
+  e.leaving = done;
+  ++leaving_;
+  if (!wait) return;
+  try {
+    be_.wait_event(done);
+  } catch (...) {
+    cancel_eviction(r.ptr);  // resident and intact, as if evict() had never been called
+    throw;
+  }
+  finish_eviction(r.ptr, e);
+}
+
+void Residency::finish_eviction(std::uintptr_t ptr, Entry& e) {
+  try {
+    alloc_.evict(reinterpret_cast<void*>(ptr), /*release=*/false);
+  } catch (...) {
+    cancel_eviction(ptr);
+    throw;
+  }
+  try {
+    be_.destroy_event(e.leaving);
+  } catch (...) {
+    // The copy is complete; only the event leaks.
+  }
+  e.leaving = 0;
+  --leaving_;
+  e.evicted = true;
   ++st_.evictions;
   ++st_.evicted_now;
   st_.evicted_bytes_now += e.bytes;
   st_.bytes_evicted += e.bytes;
 }
 
+void Residency::cancel_eviction(std::uintptr_t ptr) {
+  auto it = entries_.find(ptr);
+  Entry& e = it->second;
+  // Its copy may still be writing the extent: the extent is reclaimed once
+  // the event says it is done.
+  if (e.ext)
+    pending_.push_back(Pending{e.leaving, *e.ext});
+  else
+    try {
+      be_.destroy_event(e.leaving);
+    } catch (...) {
+    }
+  --leaving_;
+  entries_.erase(it);
+}
+
+std::size_t Residency::settle(bool wait) {
+  if (!leaving_) return 0;
+  std::size_t n = 0;
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    auto cur = it++;  // finishing may erase cur
+    Entry& e = cur->second;
+    if (!e.leaving) continue;
+    if (wait)
+      be_.wait_event(e.leaving);
+    else if (!be_.query_event(e.leaving))
+      continue;
+    finish_eviction(cur->first, e);
+    ++n;
+  }
+  return n;
+}
+
 void Residency::restore(void* ptr) {
   streams();
   reclaim(false);
+  settle(false);
   const core::Resident r = alloc_.resident(ptr);
   auto it = entries_.find(r.ptr);
+  if (it != entries_.end() && it->second.leaving) {  // the bytes never left
+    cancel_eviction(r.ptr);
+    ++st_.restores;
+    return;
+  }
   if (!r.evicted || it == entries_.end()) throw_error(Errc::invalid_argument, "restore(" + hex_ptr(r.ptr) + "): not evicted");
   if (it->second.by_sleep) throw_error(Errc::invalid_argument, "restore(" + hex_ptr(r.ptr) + "): asleep: wake() restores it");
   alloc_.restore(ptr);
@@ -373,6 +462,7 @@ ResidencyStats Residency::stats() const {
   s.host_capacity = host_.capacity();
   s.host_used = host_.used();
   s.asleep = asleep_;
+  s.leaving_now = leaving_;
   return s;
 }
 

@@ -54,6 +54,7 @@ struct ResidencyStats {
   std::uint64_t sleeps = 0, wakes = 0, evictions = 0, restores = 0;
   std::uint64_t bytes_evicted = 0, bytes_restored = 0, bytes_discarded = 0;
   std::uint64_t evicted_now = 0, evicted_bytes_now = 0;  // allocations (bytes) off the GPU now
+  std::uint64_t leaving_now = 0;                         // evictions whose copies are in flight
   std::uint64_t host_capacity = 0, host_used = 0;        // pinned host tier
   bool asleep = false;
   double last_sleep_s = 0, last_wake_s = 0;
@@ -91,10 +92,20 @@ class Residency {
   // and wake() may be called again.
   WakeReport wake();
 
-  // One allocation (tiering). evict() returns once its pages are unmapped;
-  // the pages stay in the allocator's pool for other allocations.
-  void evict(void* ptr, Mode mode);
+  // One allocation (tiering). With `wait`, evict() returns once its pages
+  // are unmapped (they stay in the allocator's pool for other allocations).
+  // Without, it queues the copy after the work on the allocation's stream
+  // and returns at once: the allocation is *leaving*, still mapped, until
+  // its copy completes; settle() (or any later residency call) unmaps it
+  // then. The caller must not write a leaving allocation (its host copy
+  // would miss the write); restore() of a leaving allocation cancels the
+  // eviction (the bytes never left). Evictions and restores run on
+  // separate streams, so both directions move at once.
+  void evict(void* ptr, Mode mode, bool wait = true);
   void restore(void* ptr);
+  // Unmaps leaving allocations whose copies completed (`wait`: all of
+  // them, blocking until their copies complete); returns how many.
+  std::size_t settle(bool wait);
 
   // Called on every free of a large allocation (cheap when nothing is tracked).
   void on_free(void* ptr) {
@@ -111,7 +122,10 @@ class Residency {
     bool by_sleep = false;  // wake() brings it back
     bool clean = false;     // resident read-only, and ext still holds its bytes
     std::size_t bytes = 0;  // what is copied: the requested size
+    prim::Event leaving = 0;  // an asynchronous eviction's copy (or stream) still running
   };
+  void finish_eviction(std::uintptr_t ptr, Entry& e);
+  void cancel_eviction(std::uintptr_t ptr);  // back to resident; the extent is reclaimed after the copy
   void forget(std::uintptr_t ptr);
   void streams();  // and the host tier's first chunk
   void reclaim(bool wait);  // extents of restores whose copies completed
@@ -130,6 +144,7 @@ class Residency {
   };
   std::vector<Pending> pending_;  // host extents still read by a restore's copy
   bool asleep_ = false;
+  std::size_t leaving_ = 0;  // entries with an eviction in flight
   ResidencyStats st_;
 };
 
