@@ -1,4 +1,5 @@
-// memlake bench alloc|copy: allocator micro-benchmarks, copy bandwidth.
+// memlake bench alloc|copy|residency: allocator micro-benchmarks, copy
+// bandwidth, the residency engine's evict/restore bandwidth.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -7,6 +8,7 @@
 #include "bench/alloc_bench.h"
 #include "bench/copy_bench.h"
 #include "bench/path_bench.h"
+#include "bench/residency_bench.h"
 #include "cli.h"
 #include "core/error.h"
 #include "core/options.h"
@@ -105,8 +107,48 @@ int run_bench_copy(const CopyArgs& a) {
   }
 }
 
+struct ResidencyArgs {
+  std::string backend, sizes, piece;
+  int reps = -1;
+  bool json = false;
+};
+
+int run_bench_residency(const ResidencyArgs& a) {
+  bench::ResidencyBenchConfig cfg;
+  try {
+    cfg.options = Options::from_env();
+    cfg.options.backend = "host";
+    if (!a.backend.empty()) cfg.options.set("backend", a.backend);
+    if (!a.sizes.empty()) {
+      cfg.sizes.clear();
+      std::size_t at = 0;
+      while (at <= a.sizes.size()) {
+        const std::size_t comma = std::min(a.sizes.find(',', at), a.sizes.size());
+        cfg.sizes.push_back(parse_size(a.sizes.substr(at, comma - at)));
+        at = comma + 1;
+      }
+    }
+    if (!a.piece.empty()) cfg.piece = parse_size(a.piece);
+    if (a.reps >= 0) cfg.reps = a.reps;
+    for (std::size_t s : cfg.sizes)
+      if (s == 0) return usage_error("--sizes must be positive");
+    if (cfg.piece == 0 || cfg.reps < 1) return usage_error("--piece and --reps must be positive");
+    auto s = bench::run_residency_bench(cfg);
+    std::fputs((a.json ? bench::residency_json(s) + "\n" : bench::residency_table(s)).c_str(), stdout);
+    for (const auto& x : s)
+      if (!x.verified) return 1;
+    return 0;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "memlake bench residency: %s\n", e.what());
+    return e.code() == Errc::invalid_argument ? 2 : 1;
+  } catch (const std::exception&) {
+    return usage_error("bad number");
+  }
+}
+
+
 Action setup_bench(CLI::App& app) {
-  auto* sub = app.add_subcommand("bench", "benchmarks: bench alloc (the allocator), bench copy (host<->device copies)");
+  auto* sub = app.add_subcommand("bench", "benchmarks: bench alloc (the allocator), bench copy (host<->device copies), bench residency (evict/restore)");
   auto* alloc = sub->add_subcommand("alloc", "allocator micro-benchmarks: hot path, stitch and growth cost");
   auto aa = std::make_shared<AllocArgs>();
   alloc->add_option("--backend", aa->backend, "host or cuda (default: host)");
@@ -134,10 +176,18 @@ Action setup_bench(CLI::App& app) {
   copy->add_flag("--multipath", ca->multipath,
                  "measured topology, then direct vs multi-path H2D/D2H into GPU 0");
   copy->add_option("--loopback", ca->loopback, "K peers emulated on GPU 0 for --multipath (0..7)");
-  return [alloc, copy, aa, ca] {
+  auto ra = std::make_shared<ResidencyArgs>();
+  auto* res = sub->add_subcommand("residency", "evict/restore bandwidth of the residency engine vs plain pinned copies");
+  res->add_option("--backend", ra->backend, "host or cuda (default: host)");
+  res->add_option("--sizes", ra->sizes, "bytes per direction, comma-separated (default 1G,4G,16G)");
+  res->add_option("--piece", ra->piece, "allocation size (default 256M)");
+  res->add_option("--reps", ra->reps, "repeats, alternated with the plain copies (default 3)")->check(CLI::NonNegativeNumber);
+  res->add_flag("--json", ra->json, "machine-readable output");
+  return [alloc, copy, res, aa, ca, ra] {
     if (alloc->parsed()) return run_bench_alloc(*aa);
     if (copy->parsed()) return run_bench_copy(*ca);
-    return usage_error("bench needs a subject: alloc or copy");
+    if (res->parsed()) return run_bench_residency(*ra);
+    return usage_error("bench needs a subject: alloc, copy or residency");
   };
 }
 

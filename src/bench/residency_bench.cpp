@@ -1,0 +1,176 @@
+#include "bench/residency_bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "core/device_allocator.h"
+#include "core/error.h"
+
+namespace memlake::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+template <class F>
+double timed(F&& f) {
+  const auto t = Clock::now();
+  f();
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// The bytes one piece holds: the shared pattern with the piece's identity
+// stamped at both ends, so a piece restored into another's place shows.
+void stamp(std::vector<unsigned char>& buf, std::uint64_t id) {
+  std::memcpy(buf.data(), &id, sizeof id);
+  std::memcpy(buf.data() + buf.size() - sizeof id, &id, sizeof id);
+}
+
+// Compares a piece's first and last `window` bytes (all of it when small).
+bool intact(prim::Backend& be, void* p, std::vector<unsigned char>& want, std::uint64_t id) {
+  stamp(want, id);
+  const std::size_t n = want.size(), window = std::min<std::size_t>(n / 2, std::size_t{1} << 20);
+  std::vector<unsigned char> got(window);
+  const auto base = reinterpret_cast<std::uintptr_t>(p);
+  for (std::size_t off : {std::size_t{0}, n - window}) {
+    be.read(got.data(), base + off, window);
+    if (std::memcmp(got.data(), want.data() + off, window) != 0) return false;
+  }
+  return true;
+}
+
+std::string short_size(std::size_t b) {
+  return b >= (std::size_t{1} << 30) ? fixed(static_cast<double>(b) / (1 << 30), 2) + " GiB"
+                                      : fixed(static_cast<double>(b) / (1 << 20), 1) + " MiB";
+}
+
+}  // namespace
+
+std::vector<ResidencySample> run_residency_bench(const ResidencyBenchConfig& cfg) {
+  if (cfg.sizes.empty() || cfg.piece == 0 || cfg.reps < 1)
+    throw_error(Errc::invalid_argument, "bench residency: sizes, piece and reps must be positive");
+  std::vector<ResidencySample> out;
+  for (std::size_t size : cfg.sizes) {
+    core::DeviceAllocator dev(0, cfg.options);
+    prim::Backend& be = dev.backend();
+    const std::size_t piece = std::min(cfg.piece, size), n = std::max<std::size_t>(size / piece, 1);
+    ResidencySample s;
+    s.bytes = n * piece;
+    s.pieces = n;
+    // Two sets that trade places (one leaves while the other comes back),
+    // a scratch set for the plain copies, and their pinned host buffers
+    // (a ring of at most 2 GiB each way: past a few hundred MiB the plain
+    // copy's rate does not depend on the size).
+    std::vector<void*> set[2], scratch;
+    std::vector<unsigned char> pat(piece);
+    for (std::size_t i = 0; i < piece; ++i) pat[i] = static_cast<unsigned char>((i * 2654435761u) >> 13);
+    for (int k = 0; k < 2; ++k)
+      for (std::size_t i = 0; i < n; ++i) {
+        void* p = dev.alloc(piece, nullptr);
+        stamp(pat, k * n + i + 1);
+        be.write(reinterpret_cast<std::uintptr_t>(p), pat.data(), piece);
+        set[k].push_back(p);
+      }
+    for (std::size_t i = 0; i < n; ++i) scratch.push_back(dev.alloc(piece, nullptr));
+    const std::size_t ring = std::min(s.bytes, std::size_t{2} << 30) / piece * piece;
+    auto* hx = static_cast<unsigned char*>(be.alloc_pinned(ring));
+    auto* hy = static_cast<unsigned char*>(be.alloc_pinned(ring));
+    std::memset(hx, 1, ring);
+    std::memset(hy, 2, ring);
+    prim::Stream s1 = be.create_stream(), s2 = be.create_stream();
+    dev.reserve_host_tier(2 * s.bytes + (std::size_t{64} << 20));
+    // Set 1 starts evicted, so its pages are in the pool: the timed restores
+    // map pages the pool holds, as a tiering budget does.
+    for (void* p : set[1]) dev.evict(p, residency::Mode::offload);
+    std::vector<double> pd, ph, pb, me, mr, mb;
+    auto plain = [&](bool d2h, bool h2d) {
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto d = reinterpret_cast<std::uintptr_t>(scratch[i]);
+        const std::size_t off = i * piece % ring;
+        if (d2h) be.copy_to_host_async(hx + off, d, piece, s1);
+        if (h2d) be.copy_to_device_async(d, hy + off, piece, s2);
+      }
+      be.synchronize_stream(s1);
+      be.synchronize_stream(s2);
+    };
+    int in = 0;  // the set on the GPU now
+    for (int r = 0; r < cfg.reps; ++r) {
+      const double bytes = static_cast<double>(s.bytes);
+      pd.push_back(bytes / timed([&] { plain(true, false); }) / 1e9);
+      me.push_back(bytes / timed([&] {
+                     for (void* p : set[in]) dev.evict(p, residency::Mode::offload, /*wait=*/false);
+                     dev.settle(true);
+                   }) / 1e9);
+      ph.push_back(bytes / timed([&] { plain(false, true); }) / 1e9);
+      mr.push_back(bytes / timed([&] {
+                     for (void* p : set[in]) dev.restore(p);
+                     be.synchronize_device();
+                   }) / 1e9);
+      pb.push_back(2 * bytes / timed([&] { plain(true, true); }) / 1e9);
+      mb.push_back(2 * bytes / timed([&] {
+                     for (std::size_t i = 0; i < n; ++i) {
+                       dev.evict(set[in][i], residency::Mode::offload, false);
+                       dev.restore(set[1 - in][i]);
+                     }
+                     dev.settle(true);
+                     be.synchronize_device();
+                   }) / 1e9);
+      in = 1 - in;
+    }
+    for (void* p : set[1 - in]) dev.restore(p);
+    be.synchronize_device();
+    dev.settle(true);
+    s.verified = true;
+    for (int k = 0; k < 2; ++k)
+      for (std::size_t i = 0; i < n; ++i) s.verified = s.verified && intact(be, set[k][i], pat, k * n + i + 1);
+    s.plain_d2h = median(pd), s.plain_h2d = median(ph), s.plain_both = median(pb);
+    s.evict = median(me), s.restore = median(mr), s.both = median(mb);
+    be.destroy_stream(s1);
+    be.destroy_stream(s2);
+    be.free_pinned(hx);
+    be.free_pinned(hy);
+    for (int k = 0; k < 2; ++k)
+      for (void* p : set[k]) dev.free(p);
+    for (void* p : scratch) dev.free(p);
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::string residency_table(const std::vector<ResidencySample>& v) {
+  std::string o =
+      "evict and restore through the pinned host tier (GB/s, median of the repeats; 'both': both directions at once, "
+      "bytes moved in total per second)\n"
+      "size        pieces  plain d2h  evict (x)       plain h2d  restore (x)     plain both  both (x)        verified\n";
+  for (const auto& s : v) {
+    char b[256];
+    std::snprintf(b, sizeof b, "%-11s %6zu  %9s  %-14s  %9s  %-14s  %10s  %-14s  %s\n", short_size(s.bytes).c_str(),
+                  s.pieces, fixed(s.plain_d2h, 1).c_str(),
+                  (fixed(s.evict, 1) + " (" + fixed(s.evict / s.plain_d2h, 2) + ")").c_str(), fixed(s.plain_h2d, 1).c_str(),
+                  (fixed(s.restore, 1) + " (" + fixed(s.restore / s.plain_h2d, 2) + ")").c_str(),
+                  fixed(s.plain_both, 1).c_str(), (fixed(s.both, 1) + " (" + fixed(s.both / s.plain_both, 2) + ")").c_str(),
+                  s.verified ? "yes" : "NO");
+    o += b;
+  }
+  return o;
+}
+
+std::string residency_json(const std::vector<ResidencySample>& v) {
+  std::string o = "[";
+  for (const auto& s : v) {
+    if (o.size() > 1) o += ",";
+    o += "{\"bytes\":" + std::to_string(s.bytes) + ",\"pieces\":" + std::to_string(s.pieces) +
+         ",\"plain_d2h_gbps\":" + fixed(s.plain_d2h, 3) + ",\"evict_gbps\":" + fixed(s.evict, 3) +
+         ",\"plain_h2d_gbps\":" + fixed(s.plain_h2d, 3) + ",\"restore_gbps\":" + fixed(s.restore, 3) +
+         ",\"plain_both_gbps\":" + fixed(s.plain_both, 3) + ",\"both_gbps\":" + fixed(s.both, 3) +
+         ",\"verified\":" + (s.verified ? "true" : "false") + "}";
+  }
+  return o + "]";
+}
+
+}  // namespace memlake::bench
