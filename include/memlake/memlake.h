@@ -237,6 +237,14 @@ MEMLAKE_API memlake_status memlake_restore(memlake_allocator* a, void* ptr, int 
  * != 0: all of them, blocking until their copies complete); *settled (may
  * be NULL) gets how many. */
 MEMLAKE_API memlake_status memlake_settle(memlake_allocator* a, int device, int wait, size_t* settled);
+/* An evicted allocation's bytes move from the pinned host tier to the disk
+ * tier (option disk_tier: a directory; one unnamed O_DIRECT file, every
+ * extent CRC-32C checksummed); memlake_restore reads them back and checks
+ * them before anything is mapped. OUT_OF_MEMORY when the disk or the
+ * disk_tier_limit is full, DRIVER on an I/O error or a checksum mismatch
+ * (the bytes stay where they were), INVALID_ARGUMENT when not evicted,
+ * discarded, asleep, on disk already or without a disk tier. */
+MEMLAKE_API memlake_status memlake_demote(memlake_allocator* a, void* ptr, int device);
 /* Pins host memory for the host tier of `device` now (at least `bytes`
  * free), so that a later sleep pins nothing. */
 MEMLAKE_API memlake_status memlake_host_tier_reserve(memlake_allocator* a, int device, size_t bytes);

@@ -454,9 +454,9 @@ def copy_forget(buf, nbytes=None):
     _default().copy_forget(buf, nbytes)
 
 
-from .residency import evict, host_tier, residency_stats, restore, settle, sleep, tag, wake  # noqa: E402
+from .residency import demote, evict, host_tier, residency_stats, restore, settle, sleep, tag, wake  # noqa: E402
 
-__all__ += ["tag", "sleep", "wake", "evict", "restore", "settle", "host_tier", "residency_stats"]
+__all__ += ["tag", "sleep", "wake", "evict", "demote", "restore", "settle", "host_tier", "residency_stats"]
 
 
 def __getattr__(name):

@@ -54,6 +54,7 @@ for _name, _res, _args in [
         ("memlake_evict", c_int, [c_void_p, c_void_p, c_int, c_int]),
         ("memlake_restore", c_int, [c_void_p, c_void_p, c_int]),
         ("memlake_settle", c_int, [c_void_p, c_int, c_int, POINTER(c_size_t)]),
+        ("memlake_demote", c_int, [c_void_p, c_void_p, c_int]),
         ("memlake_host_tier_reserve", c_int, [c_void_p, c_int, c_size_t]),
         ("memlake_get_residency_stats", c_int, [c_void_p, c_int, POINTER(_Stats)])]:
     _f = getattr(_lib, _name)
@@ -167,6 +168,12 @@ def evict(obj, mode="offload", device=0, allocator=None, wait=True):
         raise InvalidArgumentError(f"mode must be 'offload' or 'discard', got {mode!r}")
     flags = 0 if wait else _EVICT_ASYNC
     _check(_lib.memlake_evict(_handle(allocator), _ptr(obj), _device(device), _MODES[mode] | flags))
+
+
+def demote(obj, device=0, allocator=None):
+    """An evicted allocation's bytes move from the pinned host tier to the disk
+    tier (option disk_tier); restore() reads and checks them back."""
+    _check(_lib.memlake_demote(_handle(allocator), _ptr(obj), _device(device)))
 
 
 def settle(wait=True, device=0, allocator=None):

@@ -589,6 +589,11 @@ memlake_status memlake_evict(memlake_allocator* a, void* ptr, int device, int mo
   });
 }
 
+memlake_status memlake_demote(memlake_allocator* a, void* ptr, int device) {
+  if (!a || !ptr) return null_arg("allocator or ptr");
+  return guarded([&] { a->device(device).demote(ptr); });
+}
+
 memlake_status memlake_settle(memlake_allocator* a, int device, int wait, size_t* settled) {
   if (!a) return null_arg("allocator");
   return guarded([&] {

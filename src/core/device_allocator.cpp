@@ -24,6 +24,7 @@ DeviceAllocator::DeviceAllocator(std::unique_ptr<prim::Backend> backend, const O
       counting_(std::make_unique<prim::CountingBackend>(std::move(backend))),
       alloc_(*counting_, opts),
       res_(*counting_, alloc_, opts.host_tier) {
+  if (!opts.disk_tier.empty()) res_.set_disk(opts.disk_tier, opts.disk_tier_limit);
   rec_.on_gauges(alloc_.gauges());
 }
 
@@ -144,6 +145,15 @@ void DeviceAllocator::evict(void* ptr, residency::Mode mode, bool wait) {
 
 std::size_t DeviceAllocator::settle(bool wait) {
   return gauged([&] { return res_.settle(wait); });
+}
+
+void DeviceAllocator::demote(void* ptr) {
+  gauged([&] { res_.demote(ptr); });
+}
+
+void DeviceAllocator::set_disk_tier(const std::string& dir, std::size_t limit, residency::FileOps* ops) {
+  std::lock_guard<std::mutex> g(mu_);
+  res_.set_disk(dir, limit, ops);
 }
 
 void DeviceAllocator::restore(void* ptr) {

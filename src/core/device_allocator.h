@@ -55,6 +55,8 @@ class DeviceAllocator {
   void evict(void* ptr, residency::Mode mode, bool wait = true);
   void restore(void* ptr);
   std::size_t settle(bool wait);  // asynchronous evictions whose copies completed
+  void demote(void* ptr);         // an evicted allocation's bytes: host tier -> disk tier
+  void set_disk_tier(const std::string& dir, std::size_t limit, residency::FileOps* ops = nullptr);
   void reserve_host_tier(std::size_t bytes);
   residency::ResidencyStats residency_stats() const;
 

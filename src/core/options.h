@@ -37,6 +37,8 @@ struct Options {
   std::size_t copy_register_limit = std::size_t{8} << 30;  // bytes the registration cache keeps registered
   std::size_t host_tier = 0;             // residency: pinned host pool for evicted bytes (0 = grown on demand)
   std::size_t tier_handle_size = std::size_t{256} << 20;  // residency: largest handle a restore creates
+  std::string disk_tier;                 // residency: directory of the disk tier's file ("" = none)
+  std::size_t disk_tier_limit = 0;       // residency: most bytes on disk (0 = what the disk holds)
   std::string copy_topology;             // multi-path copies: "" = direct only, "measure", a described topology or @FILE
   bool stats_server = false;             // serve live stats on a Unix socket
   bool shim = true;                      // LD_PRELOAD shim routes allocations to memlake

@@ -10,11 +10,11 @@
 #pragma once
 
 #include <cstddef>
-#include <map>
 #include <optional>
 #include <vector>
 
 #include "prim/prim.h"
+#include "residency/free_ranges.h"
 
 namespace memlake::residency {
 
@@ -53,7 +53,7 @@ class HostTier {
   struct Chunk {
     void* base = nullptr;
     std::size_t size = 0;
-    std::map<std::size_t, std::size_t> free;  // offset -> length, disjoint, coalesced
+    FreeRanges free;
   };
   prim::Backend& be_;
   std::vector<Chunk> chunks_;

@@ -68,7 +68,36 @@ void Residency::reclaim(bool wait) {
 void Residency::give(Entry& e) {
   if (e.ext) host_.give(*e.ext);
   e.ext.reset();
+  if (e.disk) disk_->give(*e.disk);
+  e.disk.reset();
   e.clean = false;
+}
+
+void Residency::set_disk(const std::string& dir, std::size_t limit, FileOps* ops) {
+  if (disk_ && disk_->used())
+    throw_error(Errc::invalid_argument, "disk tier: " + format_bytes(disk_->used()) + " still on disk in " + disk_->dir());
+  disk_ = dir.empty() ? nullptr : std::make_unique<DiskTier>(dir, limit, ops);
+}
+
+void Residency::demote(void* ptr) {
+  if (!disk_) throw_error(Errc::invalid_argument, "demote: no disk tier (set the disk_tier option to a directory)");
+  settle(false);
+  const core::Resident r = alloc_.resident(ptr);
+  auto it = entries_.find(r.ptr);
+  if (it != entries_.end() && it->second.leaving) {
+    be_.wait_event(it->second.leaving);
+    finish_eviction(r.ptr, it->second);
+  }
+  if (it == entries_.end() || !it->second.evicted)
+    throw_error(Errc::invalid_argument, "demote(" + hex_ptr(r.ptr) + "): not evicted (evict it first)");
+  Entry& e = it->second;
+  if (e.by_sleep) throw_error(Errc::invalid_argument, "demote(" + hex_ptr(r.ptr) + "): asleep: wake() restores it");
+  if (e.disk) throw_error(Errc::invalid_argument, "demote(" + hex_ptr(r.ptr) + "): on disk already");
+  if (!e.ext) throw_error(Errc::invalid_argument, "demote(" + hex_ptr(r.ptr) + "): discarded, there are no bytes to keep");
+  e.disk = disk_->write(host_.addr(*e.ext), e.bytes);  // throws: the bytes stay in the host tier
+  host_.give(*e.ext);
+  e.ext.reset();
+  ++st_.demotions;
 }
 
 void Residency::forget(std::uintptr_t ptr) {
@@ -438,8 +467,26 @@ void Residency::restore(void* ptr) {
   }
   if (!r.evicted || it == entries_.end()) throw_error(Errc::invalid_argument, "restore(" + hex_ptr(r.ptr) + "): not evicted");
   if (it->second.by_sleep) throw_error(Errc::invalid_argument, "restore(" + hex_ptr(r.ptr) + "): asleep: wake() restores it");
-  alloc_.restore(ptr);
   Entry& e = it->second;
+  if (e.disk) {
+    // Through a pinned extent, checked before anything is mapped: a read
+    // error or a checksum mismatch leaves the allocation evicted, on disk.
+    std::optional<HostTier::Extent> ext = host_.take(e.disk->bytes);
+    if (!ext) {
+      host_.grow(e.disk->bytes);
+      ext = host_.take(e.disk->bytes);
+    }
+    try {
+      disk_->read(*e.disk, host_.addr(*ext));
+    } catch (...) {
+      host_.give(*ext);
+      throw;
+    }
+    disk_->give(*e.disk);
+    e.disk.reset();
+    e.ext = ext;
+  }
+  alloc_.restore(ptr);
   e.evicted = false;
   --st_.evicted_now;
   st_.evicted_bytes_now -= e.bytes;
@@ -463,6 +510,13 @@ ResidencyStats Residency::stats() const {
   s.host_used = host_.used();
   s.asleep = asleep_;
   s.leaving_now = leaving_;
+  if (disk_) {
+    s.disk_used = disk_->used();
+    s.disk_file = disk_->file_size();
+    s.disk_written = disk_->bytes_written();
+    s.disk_read = disk_->bytes_read();
+    s.disk_direct = disk_->direct();
+  }
   return s;
 }
 

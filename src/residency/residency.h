@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "core/allocator.h"
+#include "residency/disk_tier.h"
 #include "residency/host_tier.h"
 
 namespace memlake::residency {
@@ -55,6 +56,9 @@ struct ResidencyStats {
   std::uint64_t bytes_evicted = 0, bytes_restored = 0, bytes_discarded = 0;
   std::uint64_t evicted_now = 0, evicted_bytes_now = 0;  // allocations (bytes) off the GPU now
   std::uint64_t leaving_now = 0;                         // evictions whose copies are in flight
+  std::uint64_t demotions = 0, disk_used = 0, disk_file = 0;  // disk tier: bytes held, file size
+  std::uint64_t disk_written = 0, disk_read = 0;             // bytes through the disk tier
+  bool disk_direct = false;                                  // O_DIRECT (false: buffered, e.g. tmpfs)
   std::uint64_t host_capacity = 0, host_used = 0;        // pinned host tier
   bool asleep = false;
   double last_sleep_s = 0, last_wake_s = 0;
@@ -106,6 +110,17 @@ class Residency {
   // Unmaps leaving allocations whose copies completed (`wait`: all of
   // them, blocking until their copies complete); returns how many.
   std::size_t settle(bool wait);
+  // The disk tier below the host tier (an O_DIRECT file in `dir`; limit 0:
+  // what the disk holds). Set before the first demote().
+  void set_disk(const std::string& dir, std::size_t limit, FileOps* ops = nullptr);
+  // An evicted allocation's bytes move from the host tier to the disk tier
+  // (the host extent is free for others once they are on disk); restore()
+  // reads them back through a pinned extent and checks their checksum
+  // before anything is mapped. Synchronous. A leaving allocation is settled
+  // first. Errors: Errc::invalid_argument (not evicted, discarded, asleep,
+  // on disk already, no disk tier), Errc::out_of_memory (disk or its limit
+  // full), Errc::driver (I/O error); the bytes stay in the host tier.
+  void demote(void* ptr);
 
   // Called on every free of a large allocation (cheap when nothing is tracked).
   void on_free(void* ptr) {
@@ -123,6 +138,7 @@ class Residency {
     bool clean = false;     // resident read-only, and ext still holds its bytes
     std::size_t bytes = 0;  // what is copied: the requested size
     prim::Event leaving = 0;  // an asynchronous eviction's copy (or stream) still running
+    std::optional<DiskTier::Extent> disk;  // its bytes on disk (then ext is empty)
   };
   void finish_eviction(std::uintptr_t ptr, Entry& e);
   void cancel_eviction(std::uintptr_t ptr);  // back to resident; the extent is reclaimed after the copy
@@ -134,6 +150,7 @@ class Residency {
   prim::Backend& be_;
   core::Allocator& alloc_;
   HostTier host_;
+  std::unique_ptr<DiskTier> disk_;
   std::size_t host_initial_;
   prim::Stream d2h_ = nullptr, h2d_ = nullptr;
   bool have_streams_ = false;
