@@ -257,6 +257,13 @@ typedef struct memlake_residency_stats {
   uint64_t evicted_now, evicted_bytes_now; /* allocations (bytes) off the GPU now */
   uint64_t host_capacity, host_used;       /* pinned host tier */
   double last_sleep_seconds, last_wake_seconds;
+  /* Since 0.9 (a caller's smaller struct_size gets the fields above only): */
+  uint64_t leaving_now;                    /* asynchronous evictions whose copies are in flight */
+  uint64_t demotions;                      /* host tier -> disk tier moves, in all */
+  uint64_t disk_used, disk_file;           /* disk tier: bytes held, size of its file */
+  uint64_t disk_written, disk_read;        /* bytes through the disk tier, in all */
+  uint32_t disk_direct;                    /* 1: O_DIRECT, 0: buffered I/O (or no disk tier) */
+  uint32_t reserved_;
 } memlake_residency_stats;
 MEMLAKE_API memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, memlake_residency_stats* stats);
 

@@ -615,12 +615,11 @@ memlake_status memlake_host_tier_reserve(memlake_allocator* a, int device, size_
 
 memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, memlake_residency_stats* out) {
   if (!a || !out) return null_arg("allocator or stats");
-  if (out->struct_size < sizeof(memlake_residency_stats)) return size_unset("memlake_residency_stats");
+  if (out->struct_size < offsetof(memlake_residency_stats, leaving_now)) return size_unset("memlake_residency_stats");
   return guarded([&] {
     memlake::residency::ResidencyStats s;
     if (DeviceAllocator* d = a->existing(device)) s = d->residency_stats();
-    const uint32_t size = out->struct_size;
-    *out = memlake_residency_stats{size,
+    const memlake_residency_stats c{static_cast<uint32_t>(sizeof(memlake_residency_stats)),
                                    s.asleep,
                                    s.sleeps,
                                    s.wakes,
@@ -634,7 +633,18 @@ memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, mem
                                    s.host_capacity,
                                    s.host_used,
                                    s.last_sleep_s,
-                                   s.last_wake_s};
+                                   s.last_wake_s,
+                                   s.leaving_now,
+                                   s.demotions,
+                                   s.disk_used,
+                                   s.disk_file,
+                                   s.disk_written,
+                                   s.disk_read,
+                                   s.disk_direct ? 1u : 0u,
+                                   0u};
+    const uint32_t size = out->struct_size;  // an older caller's struct: the fields it has
+    std::memcpy(out, &c, std::min<std::size_t>(size, sizeof c));
+    out->struct_size = size;
   });
 }
 

@@ -181,7 +181,8 @@ Stats DeviceAllocator::stats() const {
   const residency::ResidencyStats r = res_.stats();
   s.residency = Stats::Residency{r.sleeps,       r.wakes,         r.evictions,     r.restores,
                                  r.bytes_evicted, r.bytes_restored, r.evicted_now,   r.evicted_bytes_now,
-                                 r.host_capacity, r.host_used,      r.asleep};
+                                 r.host_capacity, r.host_used,      r.demotions,     r.disk_used,
+                                 r.disk_written,  r.disk_read,      r.asleep};
   return s;
 }
 
