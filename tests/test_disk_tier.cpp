@@ -66,6 +66,8 @@ struct Aligned {
   unsigned char* b() { return static_cast<unsigned char*>(p); }
 };
 
+std::size_t round_up(std::size_t n) { return (n + (1 << 16) - 1) >> 16 << 16; }
+
 void pattern(unsigned char* p, std::size_t n, unsigned seed) {
   for (std::size_t i = 0; i < n; ++i) p[i] = static_cast<unsigned char>((i * 131 + seed * 7) ^ (i >> 9));
 }
@@ -99,6 +101,33 @@ TEST(DiskTier, WritesReadsAndReusesExtents) {
   t.give(e3);
   EXPECT_EQ(t.used(), 0u);
   EXPECT_EQ(error_of([&] { t.give(e3); }), Errc::internal) << "a double give is caught";
+}
+
+// Past 64 MiB the file I/O runs on a second thread beside the checksum.
+TEST(DiskTier, LargeExtentsOverlapTheChecksumWithTheIo) {
+  Dir d;
+  FaultyOps ops;
+  DiskTier t(d.path, 0, &ops);
+  const std::size_t n = (std::size_t{150} << 20) + 12345;
+  Aligned a(round_up(n)), b(round_up(n));
+  pattern(a.b(), n, 5);
+  auto e = t.write(a.p, n);
+  EXPECT_EQ(e.crc, residency::crc32c(a.p, n));
+  t.read(e, b.p);
+  EXPECT_EQ(std::memcmp(a.p, b.p, n), 0);
+  ops.corrupt = true;
+  EXPECT_EQ(error_of([&] { t.read(e, b.p); }), Errc::driver);
+  ops.corrupt = false;
+  ops.fail_read = EIO;
+  EXPECT_EQ(error_of([&] { t.read(e, b.p); }), Errc::driver);
+  ops.fail_read = 0;
+  ops.short_write = true;
+  EXPECT_EQ(error_of([&] { t.write(a.p, n); }), Errc::out_of_memory);
+  ops.fail_write = 0;
+  EXPECT_EQ(t.used(), e.bytes) << "the failed write's extent went back";
+  t.read(e, b.p);
+  EXPECT_EQ(std::memcmp(a.p, b.p, n), 0);
+  t.give(e);
 }
 
 TEST(DiskTier, TheFileIsUnnamedAndPrivate) {
