@@ -25,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <unordered_map>
+#include <deque>
 #include <vector>
 
 #include "core/allocator.h"
@@ -162,6 +163,7 @@ class Residency {
   std::vector<Pending> pending_;  // host extents still read by a restore's copy
   bool asleep_ = false;
   std::size_t leaving_ = 0;  // entries with an eviction in flight
+  std::deque<std::uintptr_t> order_;  // leaving entries in the order their copies were queued (may hold stale ones)
   ResidencyStats st_;
 };
 
