@@ -498,7 +498,13 @@ void Residency::restore(void* ptr) {
     e.disk.reset();
     e.ext = ext;
   }
-  alloc_.restore(ptr);
+  try {
+    alloc_.restore(ptr);
+  } catch (const Error& err) {
+    // Pages of evictions still copying out come back once their copies complete.
+    if (err.code() != Errc::out_of_memory || !leaving_ || settle(true) == 0) throw;
+    alloc_.restore(ptr);
+  }
   e.evicted = false;
   --st_.evicted_now;
   st_.evicted_bytes_now -= e.bytes;

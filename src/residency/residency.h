@@ -111,6 +111,7 @@ class Residency {
   // Unmaps leaving allocations whose copies completed (`wait`: all of
   // them, blocking until their copies complete); returns how many.
   std::size_t settle(bool wait);
+  std::size_t leaving() const { return leaving_; }  // evictions whose copies are in flight
   // The disk tier below the host tier (an O_DIRECT file in `dir`; limit 0:
   // what the disk holds). Set before the first demote().
   void set_disk(const std::string& dir, std::size_t limit, FileOps* ops = nullptr);
