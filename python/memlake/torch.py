@@ -31,7 +31,7 @@ import torch as _torch
 
 from . import Error, OutOfMemoryError as _MemlakeOOM, _default, _lib, _native, configure
 
-__all__ = ["enable", "pool", "enabled", "oom_errors", "OutOfMemoryError", "is_oom"]
+__all__ = ["enable", "pool", "enabled", "oom_errors", "OutOfMemoryError", "is_oom", "tier"]
 
 _OOM_PREFIX = "memlake: CUDA out of memory"
 
@@ -124,3 +124,12 @@ def oom_errors():
 def stats(device=None):
     """memlake.stats() for the current CUDA device by default."""
     return _default().stats(_torch.cuda.current_device() if device is None else device)
+
+
+def tier(model, optimizer, budget=None, host=None, **kw):
+    """Trains past GPU memory: optimizer states leave the GPU between their
+    uses and come back ahead of them, planned from the first iteration
+    (memlake.tiering; docs/design/tiering.md). Needs enable() first.
+    Returns a memlake.tiering.Tiering (stats(), profile(), close())."""
+    from .tiering import tier as _tier
+    return _tier(model, optimizer, budget=budget, host=host, **kw)
