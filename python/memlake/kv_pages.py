@@ -115,15 +115,15 @@ class KVPages:
         g = dict(geometry_args)
         probe_page = g.pop("page_size", None)
         if vt_factory is None:
-            def vt_factory(nbytes):
-                return VirtualTensor(nbytes, device=device, memory_limit=memory_limit, allocator=allocator)
+            def vt_factory(nbytes, limit=0):
+                return VirtualTensor(nbytes, device=device, memory_limit=limit, allocator=allocator)
         if probe_page is None:
             # The backend's page size, from a one-page tensor.
             probe = vt_factory(1)
             probe_page = probe.page_size
             probe.close()
         self.geometry = KVGeometry(page_size=probe_page, **g)
-        self.vt = vt_factory(self.geometry.nbytes)
+        self.vt = vt_factory(self.geometry.nbytes, memory_limit)
         if self.vt.page_size != probe_page:
             raise InvalidArgumentError("KV cache: the page size changed between two virtual tensors")
         self.margin = int(margin)
@@ -205,6 +205,23 @@ class KVPages:
         target = min(g.max_len, end + self.margin + g.tokens_per_page)
         self._map(row, self.start[row], target)  # pages already private are kept (no driver call)
         self.mapped[row] = target
+
+    def grow(self, row, end):
+        """One row's positions below `end` become live (per-row growth, e.g. rows at different positions)."""
+        if end <= self.mapped[row] and self.active[row]:
+            if self.written[row] < end:
+                self.written[row] = end
+            return
+        self._check_row(row)
+        if not self.active[row]:
+            raise InvalidArgumentError(f"KV cache: row {row} is not active")
+        self._check_position(end)
+        try:
+            self._grow_row(row, end)
+        finally:
+            self._refresh()
+        if self.written[row] < end:
+            self.written[row] = end
 
     def prepare(self, position, count=1):
         """Before a step that writes positions [position, position+count) of every active row:

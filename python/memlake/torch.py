@@ -124,3 +124,11 @@ def oom_errors():
 def stats(device=None):
     """memlake.stats() for the current CUDA device by default."""
     return _default().stats(_torch.cuda.current_device() if device is None else device)
+
+
+def __getattr__(name):
+    # memlake.torch.KVCache imports transformers on first use only.
+    if name == "KVCache":
+        from .kv_cache import KVCache
+        return KVCache
+    raise AttributeError(name)
