@@ -36,9 +36,22 @@ from .kv_pages import KVPages
 __all__ = ["KVCache"]
 
 
+class _Cai:
+    """__cuda_array_interface__ of raw device memory (bytes), for torch.as_tensor."""
+
+    def __init__(self, ptr, nbytes):
+        self.__cuda_array_interface__ = {"shape": (nbytes,), "typestr": "|u1", "data": (ptr, False), "version": 3,
+                                         "strides": None}
+
+
 def _wrap(ptr, nbytes, shape, strides, dtype, device):
-    """A tensor over device memory at ptr (not owned), with the given shape and strides (elements)."""
-    storage = torch._C._construct_storage_from_data_pointer(ptr, device, nbytes)
+    """A tensor over device memory at ptr (not owned), with the given shape and strides (elements):
+    its own storage of nbytes, so torch sees no aliasing between two such tensors."""
+    make = getattr(torch._C, "_construct_storage_from_data_pointer", None)
+    if make is not None:
+        storage = make(ptr, device, nbytes)
+    else:  # older torch: a byte tensor over the memory, through __cuda_array_interface__
+        storage = torch.as_tensor(_Cai(ptr, nbytes), device=device).untyped_storage()
     t = torch.empty(0, dtype=dtype, device=device)
     t.set_(storage, 0, shape, strides)
     return t
