@@ -121,8 +121,8 @@ def check(args):
     import torch
     import memlake.torch as mt
     torch.backends.cuda.matmul.allow_tf32 = False
-    for name, kvh in (("gqa", 2), ("mha", 12)):
-        cfg = qwen_config(kvh, layers=args.layers, hidden=768, heads=6, inter=2048, vocab=4096)
+    for name, kvh in (("gqa", 2), ("mha", 4)):
+        cfg = qwen_config(kvh, layers=args.layers, hidden=512, heads=4, inter=1024, vocab=4096)
         cfg.head_dim = 128
         model = make_model(cfg)
         b, plen, new, max_len = 4, args.prompt, args.new, args.prompt + args.new + 64
@@ -148,8 +148,10 @@ def check(args):
                   "dynamic_vs_static_max_abs": float((log_d.float() - log_s.float()).abs().max()),
                   "tokens_equal_dynamic": bool(torch.equal(seq_k, seq_d)),
                   "bound_steps": hook.steps, "bound_violations": hook.violations,
-                  "worst_mapped_over_bound": round(hook.worst, 4), "stats": st})
+                  "worst_mapped_over_bound": round(hook.worst, 4), "hook_calls": cache.hook_calls, "stats": st})
             cache.close()
+        continuous_check(model, name)
+        errors_check(model, name)
         # Compiled generate, StaticCache vs KVCache (tokens layout).
         seq_sc, log_sc = _gen(model, ids, static_cache(model, b, max_len), new, True)
         cache = kv_cache(model, b, max_len)
@@ -160,10 +162,9 @@ def check(args):
               "logits_bitwise_static_compiled": bool(torch.equal(log_kc, log_sc)),
               "max_abs_logit_diff_static_compiled": float((log_kc.float() - log_sc.float()).abs().max()),
               "compiled_vs_eager_static_max_abs": float((log_sc.float() - log_s.float()).abs().max()),
-              "bound_violations": hook.violations, "bound_steps": hook.steps, "stats": cache.stats()})
+              "bound_violations": hook.violations, "bound_steps": hook.steps, "hook_calls": cache.hook_calls,
+              "stats": cache.stats()})
         cache.close()
-        continuous_check(model, name)
-        errors_check(model, name)
         del model
         torch.cuda.empty_cache()
 
@@ -265,18 +266,18 @@ def errors_check(model, name):
     cache.close()
     # Out of memory while rows grow: torch.OutOfMemoryError, the other rows intact.
     page = 2 << 20
-    cache = kv_cache(model, 3, 2048, rows=[0, 1], memory_limit=2 * page + 2 * page)
+    cache = kv_cache(model, 3, 8192, rows=[0, 1], memory_limit=8 * page)
     k0 = cache.layers[0].keys
     cache.prepare(0, 8)
     k0[0, :, :8].fill_(1.5)
     k0[1, :, :8].fill_(2.5)
     try:
-        cache.prepare(8, 2040)
+        cache.prepare(8, 8000)
         res["oom"] = "no error"
     except torch.OutOfMemoryError as e:
         res["oom"] = f"{type(e).__name__}: {e}"
     res["oom_rows_intact"] = bool((k0[0, :, :8] == 1.5).all() and (k0[1, :, :8] == 2.5).all())
-    res["oom_is_memlake"] = True
+    res["oom_stats"] = cache.stats()
     cache.close()
     emit(res)
 
@@ -427,9 +428,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mode", choices=["probe", "check", "bench", "capacity"])
     ap.add_argument("--out", default=None)
-    ap.add_argument("--layers", type=int, default=4)
+    ap.add_argument("--layers", type=int, default=8)
     ap.add_argument("--prompt", type=int, default=100)
-    ap.add_argument("--new", type=int, default=40)
+    ap.add_argument("--new", type=int, default=300)
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--context", type=int, default=8000)
     ap.add_argument("--max-len", type=int, default=8192)

@@ -66,6 +66,10 @@ class _VirtualLayer(StaticLayer):
     def reset(self):
         self._owner._pages.reset()
 
+    def get_mask_sizes(self, cache_position, *args, **kwargs):
+        self._owner._eager_hook(cache_position)
+        return super().get_mask_sizes(cache_position, *args, **kwargs)
+
     def reorder_cache(self, beam_idx):
         raise NotImplementedError("memlake.torch.KVCache does not support beam search (reorder_cache)")
 
@@ -125,13 +129,21 @@ class KVCache(StaticCache):
             layer.is_initialized = True
             layers.append(layer)
         self.layers = layers
+        self._last_position = None
+        self.hook_calls = 0  # steps prepared by the eager hook
 
     # ---- the eager hook: generate() builds each step's mask outside the compiled forward
+    def _eager_hook(self, cache_position):
+        if torch.compiler.is_compiling() or cache_position is self._last_position:
+            return  # traced (the graph stays StaticCache's), or this step was prepared already
+        self._last_position = cache_position
+        n = cache_position.shape[0]
+        if n:
+            self.hook_calls += 1
+            self.prepare(int(cache_position[0]), n)
+
     def get_mask_sizes(self, cache_position, *args, **kwargs):
-        if not torch.compiler.is_compiling():
-            n = cache_position.shape[0]
-            if n:
-                self.prepare(int(cache_position[0]), n)
+        self._eager_hook(cache_position)
         return super().get_mask_sizes(cache_position, *args, **kwargs)
 
     def prepare(self, position, count=1):
