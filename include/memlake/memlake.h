@@ -267,6 +267,51 @@ typedef struct memlake_residency_stats {
 } memlake_residency_stats;
 MEMLAKE_API memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, memlake_residency_stats* stats);
 
+/* ---- Virtual tensors: one reserved range, physical pages only where data
+ * lives, addresses that never move (the KV cache's mechanism; see
+ * docs/design/kv_cache.md). Every page of the range is PRIVATE (its own
+ * memory, zero-filled when mapped), ZERO (the tensor's shared zero page,
+ * mapped read-only: reads give zeros, writes fault) or SINK (its shared
+ * scratch page, mapped read-write: writes nobody reads). A new tensor is all
+ * ZERO and costs two pages of physical memory. Map and unmap wait for the
+ * work queued on `stream` before they replace a mapping (only then); other
+ * streams are the caller's to order. memory_limit (0 = none) caps the
+ * physical bytes: mapping past it, or past the device's memory, is
+ * MEMLAKE_ERROR_OUT_OF_MEMORY and changes nothing. Pages outside the
+ * tensor: MEMLAKE_ERROR_INVALID_ARGUMENT. Not thread-safe per tensor. */
+typedef struct memlake_vt memlake_vt;
+typedef enum memlake_vt_page {
+  MEMLAKE_VT_ZERO = 0, MEMLAKE_VT_SINK = 1, MEMLAKE_VT_PRIVATE = 2,
+  MEMLAKE_VT_HOLE = 3 /* unmapped after a driver failure; the next map or unmap maps it again */
+} memlake_vt_page;
+typedef struct memlake_vt_stats {
+  uint32_t struct_size;
+  uint32_t reserved0;
+  uint64_t base;            /* the tensor's first byte (device virtual address) */
+  uint64_t bytes;           /* reserved size (a multiple of page_size) */
+  uint64_t page_size, pages;
+  uint64_t private_pages, zero_pages, sink_pages, hole_pages;
+  uint64_t physical_bytes;  /* private pages plus the two shared pages */
+  uint64_t physical_peak;
+  uint64_t memory_limit;
+  uint64_t pages_mapped, pages_unmapped; /* private pages mapped / given back so far */
+  uint64_t syncs;           /* waits for the stream before a remap */
+} memlake_vt_stats;
+/* Reserves `bytes` (rounded up to the page size) on `device`, through the
+ * backend of allocator `a` (its primitives; not its cache or cap). */
+MEMLAKE_API memlake_status memlake_vt_create(memlake_allocator* a, int device, size_t bytes, size_t memory_limit,
+                                             memlake_vt** out);
+/* Synchronises the device, then unmaps and frees everything. NULL: no-op. */
+MEMLAKE_API void memlake_vt_destroy(memlake_vt* vt);
+/* Pages [first, first+count) become PRIVATE; those already PRIVATE keep their bytes. */
+MEMLAKE_API memlake_status memlake_vt_map(memlake_vt* vt, size_t first, size_t count, void* stream);
+/* Pages [first, first+count) become `backing` (MEMLAKE_VT_ZERO or MEMLAKE_VT_SINK). */
+MEMLAKE_API memlake_status memlake_vt_unmap(memlake_vt* vt, size_t first, size_t count, int backing, void* stream);
+MEMLAKE_API memlake_status memlake_vt_set_memory_limit(memlake_vt* vt, size_t bytes);
+/* The state of `count` pages from `first` into out[0..count) (memlake_vt_page values). */
+MEMLAKE_API memlake_status memlake_vt_pages(memlake_vt* vt, size_t first, size_t count, uint8_t* out);
+MEMLAKE_API memlake_status memlake_vt_get_stats(memlake_vt* vt, memlake_vt_stats* stats);
+
 /* Message of the last failed call on this thread ("" if none). */
 MEMLAKE_API const char* memlake_last_error(void);
 MEMLAKE_API const char* memlake_version(void);

@@ -48,6 +48,16 @@ class CopyStats(ctypes.Structure):
     ]
 
 
+class VtStats(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", c_uint32), ("reserved0", c_uint32),
+        ("base", c_uint64), ("bytes", c_uint64), ("page_size", c_uint64), ("pages", c_uint64),
+        ("private_pages", c_uint64), ("zero_pages", c_uint64), ("sink_pages", c_uint64), ("hole_pages", c_uint64),
+        ("physical_bytes", c_uint64), ("physical_peak", c_uint64), ("memory_limit", c_uint64),
+        ("pages_mapped", c_uint64), ("pages_unmapped", c_uint64), ("syncs", c_uint64),
+    ]
+
+
 def _candidates():
     env = os.environ.get("MEMLAKE_LIBRARY")
     if env:
@@ -106,6 +116,13 @@ _sigs = {
     "memlake_torch_malloc": (_P, [c_ssize_t, c_int, _P]),
     "memlake_torch_pool_malloc": (_P, [c_ssize_t, c_int, _P]),
     "memlake_torch_free": (None, [_P, c_size_t, c_int, _P]),
+    "memlake_vt_create": (c_int, [_P, c_int, c_size_t, c_size_t, POINTER(_P)]),
+    "memlake_vt_destroy": (None, [_P]),
+    "memlake_vt_map": (c_int, [_P, c_size_t, c_size_t, _P]),
+    "memlake_vt_unmap": (c_int, [_P, c_size_t, c_size_t, c_int, _P]),
+    "memlake_vt_set_memory_limit": (c_int, [_P, c_size_t]),
+    "memlake_vt_pages": (c_int, [_P, c_size_t, c_size_t, c_char_p]),
+    "memlake_vt_get_stats": (c_int, [_P, POINTER(VtStats)]),
 }
 for _name, (_res, _args) in _sigs.items():
     _f = getattr(lib, _name)

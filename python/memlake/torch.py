@@ -133,3 +133,11 @@ def tier(model, optimizer, budget=None, host=None, **kw):
     Returns a memlake.tiering.Tiering (stats(), profile(), close())."""
     from .tiering import tier as _tier
     return _tier(model, optimizer, budget=budget, host=host, **kw)
+
+
+def __getattr__(name):
+    # memlake.torch.KVCache imports transformers on first use only.
+    if name == "KVCache":
+        from .kv_cache import KVCache
+        return KVCache
+    raise AttributeError(name)

@@ -22,6 +22,7 @@
 #include "io/copy_engine.h"
 #include "io/multipath.h"
 #include "obs/stats_server.h"
+#include "vt/virtual_tensor.h"
 
 using memlake::Errc;
 using memlake::Error;
@@ -645,6 +646,86 @@ memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, mem
     const uint32_t size = out->struct_size;  // an older caller's struct: the fields it has
     std::memcpy(out, &c, std::min<std::size_t>(size, sizeof c));
     out->struct_size = size;
+  });
+}
+
+// ---- Virtual tensors (src/vt). A tensor uses its allocator's backend for
+// the device: destroy tensors before their allocator.
+struct memlake_vt {
+  memlake::prim::Backend* be;
+  std::unique_ptr<memlake::vt::VirtualTensor> t;
+};
+
+memlake_status memlake_vt_create(memlake_allocator* a, int device, size_t bytes, size_t memory_limit, memlake_vt** out) {
+  if (!a || !out) return null_arg("allocator or out");
+  *out = nullptr;
+  return guarded([&] {
+    auto v = std::make_unique<memlake_vt>();
+    v->be = &a->device(device).backend();
+    v->t = std::make_unique<memlake::vt::VirtualTensor>(*v->be, bytes, memory_limit);
+    *out = v.release();
+  });
+}
+
+void memlake_vt_destroy(memlake_vt* vt) {
+  if (!vt) return;
+  try {
+    vt->be->synchronize_device();
+  } catch (...) {
+  }
+  delete vt;
+}
+
+memlake_status memlake_vt_map(memlake_vt* vt, size_t first, size_t count, void* stream) {
+  if (!vt) return null_arg("vt");
+  return guarded([&] { vt->t->map(first, count, stream); });
+}
+
+memlake_status memlake_vt_unmap(memlake_vt* vt, size_t first, size_t count, int backing, void* stream) {
+  if (!vt) return null_arg("vt");
+  return guarded([&] {
+    if (backing != MEMLAKE_VT_ZERO && backing != MEMLAKE_VT_SINK)
+      memlake::throw_error(Errc::invalid_argument, "memlake_vt_unmap: backing " + std::to_string(backing) +
+                                                       " is neither MEMLAKE_VT_ZERO nor MEMLAKE_VT_SINK");
+    vt->t->unmap(first, count, static_cast<memlake::vt::PageState>(backing), stream);
+  });
+}
+
+memlake_status memlake_vt_set_memory_limit(memlake_vt* vt, size_t bytes) {
+  if (!vt) return null_arg("vt");
+  return guarded([&] { vt->t->set_memory_limit(bytes); });
+}
+
+memlake_status memlake_vt_pages(memlake_vt* vt, size_t first, size_t count, uint8_t* out) {
+  if (!vt || (!out && count)) return null_arg("vt or out");
+  return guarded([&] {
+    if (first > vt->t->pages() || count > vt->t->pages() - first) vt->t->state(vt->t->pages());  // throws, naming the range
+    for (size_t i = 0; i < count; ++i) out[i] = static_cast<uint8_t>(vt->t->state(first + i));
+  });
+}
+
+memlake_status memlake_vt_get_stats(memlake_vt* vt, memlake_vt_stats* stats) {
+  if (!vt || !stats) return null_arg("vt or stats");
+  if (stats->struct_size == 0) return size_unset("memlake_vt_stats");
+  return guarded([&] {
+    const memlake::vt::VirtualTensorStats s = vt->t->stats();
+    memlake_vt_stats c{};
+    c.struct_size = stats->struct_size;
+    c.base = vt->t->base();
+    c.bytes = s.bytes;
+    c.page_size = s.page_size;
+    c.pages = s.pages;
+    c.private_pages = s.private_pages;
+    c.zero_pages = s.zero_pages;
+    c.sink_pages = s.sink_pages;
+    c.hole_pages = s.hole_pages;
+    c.physical_bytes = s.physical_bytes;
+    c.physical_peak = s.physical_peak;
+    c.memory_limit = s.memory_limit;
+    c.pages_mapped = s.pages_mapped;
+    c.pages_unmapped = s.pages_unmapped;
+    c.syncs = s.syncs;
+    std::memcpy(stats, &c, std::min<size_t>(stats->struct_size, sizeof c));
   });
 }
 
