@@ -592,3 +592,104 @@ TEST(Daemon, ClientsKeepTheirSharedPagesWhenTheDaemonRestarts) {
 
 }  // namespace
 }  // namespace memlake::daemon
+
+#include "memlake/memlake.h"
+
+namespace memlake::daemon {
+namespace {
+
+memlake_allocator* make_alloc(const std::string& sock, bool pool) {
+  memlake_options* o = nullptr;
+  EXPECT_EQ(memlake_options_create(&o, 0), MEMLAKE_OK);
+  memlake_options_set(o, "backend", "host");
+  memlake_options_set(o, "daemon_socket", sock.c_str());
+  if (pool) memlake_options_set(o, "daemon_pool", "1");
+  memlake_allocator* a = nullptr;
+  EXPECT_EQ(memlake_create(o, &a), MEMLAKE_OK) << memlake_last_error();
+  memlake_options_destroy(o);
+  return a;
+}
+
+TEST(DaemonCApi, ShareAttachUnshareAndStatus) {
+  Served s;
+  memlake_allocator* a = make_alloc(s.sock(), false);
+  void* p = nullptr;
+  const std::size_t n = 5 << 20;
+  ASSERT_EQ(memlake_alloc(a, n, 0, nullptr, &p), MEMLAKE_OK);
+  std::vector<std::uint8_t> bytes(n, 0x5a);
+  ASSERT_EQ(memlake_copy(a, p, bytes.data(), n, 0, nullptr), MEMLAKE_OK) << memlake_last_error();
+  char id[65];
+  ASSERT_EQ(memlake_content_id(a, p, n, 0, id), MEMLAKE_OK) << memlake_last_error();
+  EXPECT_EQ(std::string(id), to_hex(content_id(bytes.data(), n)));
+  void* shared = nullptr;
+  ASSERT_EQ(memlake_share(a, p, n, 0, nullptr, &shared), MEMLAKE_OK) << memlake_last_error();
+  ASSERT_EQ(memlake_free(a, p, 0, nullptr), MEMLAKE_OK);
+  const pid_t kid = spawn([&] {
+    memlake_allocator* b = make_alloc(s.sock(), false);
+    void* q = nullptr;
+    std::size_t got = 0;
+    if (memlake_attach(b, id, 0, &q, &got) != MEMLAKE_OK || got != n) return 4;
+    if (static_cast<std::uint8_t*>(q)[n - 1] != 0x5a) return 5;
+    if (memlake_unshare(b, q) != MEMLAKE_OK) return 6;
+    memlake_destroy(b);
+    return 0;
+  });
+  const int w = wait_for(kid);
+  EXPECT_TRUE(WIFEXITED(w) && WEXITSTATUS(w) == 0) << w;
+  char buf[8192];
+  const std::size_t len = memlake_daemon_status(s.sock().c_str(), buf, sizeof buf);
+  ASSERT_GT(len, 0u) << memlake_last_error();
+  EXPECT_NE(std::string(buf).find(id), std::string::npos);
+  EXPECT_EQ(memlake_attach(a, "not hex", 0, &shared, nullptr), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(memlake_unshare(a, buf), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  memlake_destroy(a);  // unshares what is left
+  EXPECT_TRUE(eventually([&] { return s.d->pool_used() == 0; }));
+  EXPECT_EQ(memlake_daemon_status((s.dir.path + "/nobody.sock").c_str(), buf, sizeof buf), 0u);
+  EXPECT_NE(std::string(memlake_last_error()).find("no memlake daemon"), std::string::npos);
+}
+
+TEST(DaemonCApi, AnAllocatorOnThePoolTakesPagesFromTheDaemonAndAKilledOneGivesThemBack) {
+  Served s(128 << 20);
+  memlake_allocator* a = make_alloc(s.sock(), true);
+  void* p = nullptr;
+  ASSERT_EQ(memlake_alloc(a, 20 << 20, 0, nullptr, &p), MEMLAKE_OK) << memlake_last_error();
+  EXPECT_GE(s.d->pool_used(), std::uint64_t{20} << 20);
+  std::memset(p, 1, 20 << 20);  // real memory
+  ASSERT_EQ(memlake_free(a, p, 0, nullptr), MEMLAKE_OK);
+  ASSERT_EQ(memlake_empty_cache(a, 0), MEMLAKE_OK);
+  EXPECT_TRUE(eventually([&] { return s.d->pool_used() == 0; })) << s.d->pool_used();
+  // Over the pool: out of memory from memlake_alloc, as from a full GPU.
+  EXPECT_EQ(memlake_alloc(a, 200 << 20, 0, nullptr, &p), MEMLAKE_ERROR_OUT_OF_MEMORY);
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t victim = spawn([&] {
+    memlake_allocator* b = make_alloc(s.sock(), true);
+    void* q = nullptr;
+    if (memlake_alloc(b, 64 << 20, 0, nullptr, &q) != MEMLAKE_OK) return 4;
+    (void)!::write(ready[1], "r", 1);
+    ::pause();
+    return 0;
+  });
+  char x;
+  ASSERT_EQ(::read(ready[0], &x, 1), 1);
+  EXPECT_GE(s.d->pool_used(), std::uint64_t{64} << 20);
+  ::kill(victim, SIGKILL);
+  wait_for(victim);
+  EXPECT_TRUE(eventually([&] { return s.d->pool_used() == 0; }, 1000));
+  // An idle process's cached pages are reclaimed when another needs them.
+  ASSERT_EQ(memlake_alloc(a, 100 << 20, 0, nullptr, &p), MEMLAKE_OK) << memlake_last_error();
+  ASSERT_EQ(memlake_free(a, p, 0, nullptr), MEMLAKE_OK);  // cached, not returned
+  EXPECT_GE(s.d->pool_used(), std::uint64_t{100} << 20);
+  const pid_t other = spawn([&] {
+    memlake_allocator* b = make_alloc(s.sock(), true);
+    void* q = nullptr;
+    return memlake_alloc(b, 100 << 20, 0, nullptr, &q) == MEMLAKE_OK ? 0 : 4;
+  });
+  const int w = wait_for(other);
+  EXPECT_TRUE(WIFEXITED(w) && WEXITSTATUS(w) == 0) << w;
+  memlake_destroy(a);
+  EXPECT_TRUE(eventually([&] { return s.d->pool_used() == 0; }));
+}
+
+}  // namespace
+}  // namespace memlake::daemon

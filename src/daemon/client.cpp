@@ -76,12 +76,16 @@ DaemonClient::DaemonClient(Config cfg) : cfg_(std::move(cfg)) {
   }
 }
 
-DaemonClient::~DaemonClient() {
+void DaemonClient::stop_listening() {
   if (listener_.joinable()) {
     const char c = 1;
     (void)!::write(stop_pipe_[1], &c, 1);
     listener_.join();
   }
+}
+
+DaemonClient::~DaemonClient() {
+  stop_listening();
   for (int fd : {fd_, listen_fd_, stop_pipe_[0], stop_pipe_[1]})
     if (fd >= 0) ::close(fd);
 }
@@ -302,12 +306,13 @@ void DaemonClient::listen(std::function<void(std::uint64_t)> on_trim) {
   });
 }
 
-std::string daemon_status(const std::string& socket, int timeout_ms) {
+std::string daemon_status(const std::string& socket, int timeout_ms, bool text) {
   const std::string path = socket.empty() ? default_socket_path() : socket;
   const int fd = connect_to(path);
   Msg m;
   m.type = Type::status;
   m.seq = 1;
+  m.a = text ? 1 : 0;
   Msg r;
   bool ok = send_msg(fd, m);
   try {

@@ -71,6 +71,7 @@ class DaemonClient {
   // Starts a thread on a second connection that receives the daemon's trim
   // requests and calls on_trim(bytes wanted).
   void listen(std::function<void(std::uint64_t)> on_trim);
+  void stop_listening();  // joins that thread (idempotent)
 
  private:
   Msg call(Msg req, std::vector<int>* fds, std::size_t expect_fds_from_c = 0);
@@ -90,7 +91,7 @@ class DaemonClient {
 };
 
 // A one-shot status request (no hello): what the policy lets this user see.
-std::string daemon_status(const std::string& socket, int timeout_ms = 2000);
+std::string daemon_status(const std::string& socket, int timeout_ms = 2000, bool text = false);
 
 // A shared buffer mapped in this process.
 struct SharedMapping {

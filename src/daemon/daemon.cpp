@@ -577,7 +577,7 @@ void Daemon::handle(Client& c, Msg& m) {
       break;
     }
     case Type::status: {
-      r.text = status_json((c.rights & kStatus) != 0, c.uid);
+      r.text = m.a == 1 ? status_text((c.rights & kStatus) != 0, c.uid) : status_json((c.rights & kStatus) != 0, c.uid);
       if (r.text.size() > kMaxStatusText) r.text = "{\"error\":\"status larger than the protocol carries\"}";
       break;
     }
@@ -633,6 +633,41 @@ std::string Daemon::status_json(bool full, uid_t uid) const {
           ",\"trims\":" + std::to_string(c->trims_sent) + "}";
   }
   o += ",\"clients\":[" + cl + "],\"clients_not_shown\":" + std::to_string(chidden + (cshown > 200 ? cshown - 200 : 0)) + "}\n";
+  return o;
+}
+
+std::string Daemon::status_text(bool full, uid_t uid) const {
+  std::string o;
+  std::uint64_t saved = 0;
+  for (const auto& [id, b] : buffers_)
+    if (b->holders.size() > 1) saved += b->rounded * (b->holders.size() - 1);
+  appendf(o, "memlaked pid %d on %s device %d, socket %s\n", static_cast<int>(::getpid()), backend_->name().c_str(),
+          backend_->device(), path_.c_str());
+  appendf(o, "pool %s: %s used (%s shared buffers, %s pool pages), %s saved by sharing; %llu served, %llu refused, %llu trims, %s reclaimed from ended clients\n",
+          human_bytes(cfg_.pool_bytes).c_str(), human_bytes(used_.load()).c_str(), human_bytes(shared_bytes_).c_str(),
+          human_bytes(used_.load() - shared_bytes_).c_str(), human_bytes(saved).c_str(),
+          static_cast<unsigned long long>(served_.load()), static_cast<unsigned long long>(rejected_.load()),
+          static_cast<unsigned long long>(trims_.load()), human_bytes(reclaimed_.load()).c_str());
+  appendf(o, "\nCLIENT PID      UID    NAME             RIGHTS                    MIN        MAX       HELD       PEAK  HOLDS TRIMS\n");
+  std::size_t n = 0;
+  for (const auto& c : clients_) {
+    if (!c->hello || (!full && c->uid != uid)) continue;
+    if (++n > 100) break;
+    appendf(o, "%-6llu %-8d %-6u %-16.16s %-20s %10s %10s %10s %10s %6zu %5llu\n", static_cast<unsigned long long>(c->id),
+            static_cast<int>(c->pid), static_cast<unsigned>(c->uid), c->name.c_str(), Policy::rights_str(c->rights).c_str(),
+            human_bytes(c->quota.min).c_str(), human_bytes(c->quota.max).c_str(), human_bytes(c->used).c_str(),
+            human_bytes(c->peak).c_str(), c->holds.size(), static_cast<unsigned long long>(c->trims_sent));
+  }
+  appendf(o, "\nBUFFER           BYTES      CHUNKS HOLDERS ATTACHES SEALED PUBLISHER\n");
+  n = 0;
+  for (const auto& [id, b] : buffers_) {
+    if (!full && b->publisher_uid != uid) continue;
+    if (++n > 100) break;
+    appendf(o, "%-16.16s %-10s %6zu %7zu %8llu %-6s %d\n", to_hex(*reinterpret_cast<const Digest*>(id.data())).c_str(),
+            human_bytes(b->bytes).c_str(), b->handles.size(), b->holders.size(), static_cast<unsigned long long>(b->attaches),
+            b->sealed ? "yes" : "no", static_cast<int>(b->publisher_pid));
+  }
+  if (!full) appendf(o, "(this user's clients and buffers only: the policy's `status` right shows all)\n");
   return o;
 }
 

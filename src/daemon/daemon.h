@@ -65,6 +65,7 @@ class Daemon {
   // A JSON view of the daemon. full: every client and buffer; else only
   // those of `uid`.
   std::string status_json(bool full, uid_t uid) const;
+  std::string status_text(bool full, uid_t uid) const;  // the same, as `memlake stat --daemon` prints it
   // Counters, for tests and the status view.
   std::uint64_t pool_used() const { return used_.load(); }
   std::uint64_t pool_bytes() const { return cfg_.pool_bytes; }

@@ -37,7 +37,7 @@ enum class Type : std::uint16_t {
   detach = 5,     // id
   alloc = 6,      // a = bytes -> `page` (a = page id, b = bytes, one fd), or error (out of memory)
   free = 7,       // a = page id
-  status = 8,     // -> `ok` with text = JSON (what the policy lets this peer see)
+  status = 8,     // a = 1: a text table, else JSON -> `ok` with text (what the policy lets this peer see)
   listen = 9,     // this connection carries the daemon's `trim` requests for client a (token b)
   // daemon -> client
   ok = 100,       // hello: a = granularity, b = client id, c = token; text = backend name
