@@ -265,8 +265,8 @@ MEMLAKE_API memlake_status memlake_get_residency_stats(memlake_allocator* a, int
  * bytes. The daemon's socket is option daemon_socket (MEMLAKE_DAEMON_SOCKET).
  *
  * memlake_content_id: the id (64 hex digits + NUL) of nbytes of device
- * memory: a BLAKE2b tree hash, computed on the host over the bytes copied
- * through pinned staging.
+ * memory (or host memory): a BLAKE2b tree hash, computed by host threads over
+ * the bytes copied through pinned staging (no GPU kernel).
  * memlake_share: publishes the nbytes at ptr (device memory of `device`)
  * under id_hex (NULL: their content id) and returns them mapped read-only
  * at *shared: the first process copies its bytes into the daemon's pages,

@@ -463,7 +463,10 @@ memlake::daemon::Digest parse_id(const char* hex) {
 memlake_status memlake_content_id(memlake_allocator* a, const void* ptr, size_t nbytes, int device, char id_hex[65]) {
   if (!a || !ptr || !id_hex) return null_arg("allocator, ptr or id_hex");
   return guarded([&] {
-    const auto d = memlake::daemon::content_id_device(a->device(device).backend(), reinterpret_cast<std::uintptr_t>(ptr), nbytes);
+    auto& b = a->device(device).backend();
+    const auto d = b.pointer_kind(ptr) == memlake::prim::Backend::PointerKind::device
+                       ? memlake::daemon::content_id_device(b, reinterpret_cast<std::uintptr_t>(ptr), nbytes)
+                       : memlake::daemon::content_id(ptr, nbytes);  // host bytes (a file being loaded)
     std::memcpy(id_hex, memlake::daemon::to_hex(d).c_str(), 65);
   });
 }
