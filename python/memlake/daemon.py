@@ -28,7 +28,8 @@ class SharedBuffer:
 
     @property
     def __cuda_array_interface__(self):
-        return {"shape": (self.nbytes,), "typestr": "|u1", "data": (self.address, False), "version": 3}
+        return {"shape": (self.nbytes,), "typestr": "|u1", "data": (self.address, False), "strides": None,
+                "version": 3}
 
     def close(self):
         if self.address:
