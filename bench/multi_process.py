@@ -89,11 +89,16 @@ class Daemon:
         subprocess.run(["rm", "-rf", self.dir])
 
 
+PROCS = []  # every worker started, killed when a part fails
+
+
 def spawn(role, *extra, env=None):
     e = dict(os.environ)
     e.update(env or {})
-    return subprocess.Popen([sys.executable, os.path.abspath(__file__), "--role", role, *extra], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True, env=e)
+    p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--role", role, *extra], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True, env=e)
+    PROCS.append(p)
+    return p
 
 
 def ask(p, line, timeout=600):
@@ -103,10 +108,13 @@ def ask(p, line, timeout=600):
 
 
 def expect(p, timeout=600):
-    out = p.stdout.readline()
-    if not out:
-        raise RuntimeError(f"worker {p.pid} ended (exit {p.poll()})")
-    return json.loads(out)
+    while True:  # a library may print to stdout: only our JSON lines count
+        out = p.stdout.readline()
+        if not out:
+            raise RuntimeError(f"worker {p.pid} ended (exit {p.poll()})")
+        if out.startswith("{"):
+            return json.loads(out)
+        print(f"[worker {p.pid}] {out.rstrip()}", flush=True)
 
 
 def say(obj):
@@ -416,7 +424,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--role")
     ap.add_argument("--socket")
-    ap.add_argument("--parts", default="dedup,attach,pool,reclaim")
+    ap.add_argument("--parts", default="attach,dedup,pool,reclaim")
+    ap.add_argument("--dedup-limit", type=int, default=150)
     ap.add_argument("--procs", type=int, default=8)
     ap.add_argument("--backend", default="cuda")
     ap.add_argument("--attach-bytes", type=int, default=16 * GiB)
@@ -440,13 +449,24 @@ def main():
                                        capture_output=True, text=True, timeout=20).stdout.strip()
     except Exception:
         res["device"] = "no GPU (host backend)"
+    def too_long(*_):
+        raise TimeoutError("part ran past its time limit")
+
+    signal.signal(signal.SIGALRM, too_long)
+    limits = {"dedup": args.dedup_limit, "attach": 60, "pool": 90, "reclaim": 60}
     for part in args.parts.split(","):
         t = time.perf_counter()
+        signal.alarm(limits[part])
         try:
             {"dedup": part_dedup, "attach": part_attach, "pool": part_pool, "reclaim": part_reclaim}[part](args, res)
         except Exception as e:
             res[part + "_error"] = repr(e)[:500]
             print(f"{part}: FAILED {e!r}", flush=True)
+            for p in PROCS:
+                if p.poll() is None:
+                    p.kill()
+        finally:
+            signal.alarm(0)
         res[part + "_wall_s"] = round(time.perf_counter() - t, 1)
         if args.json:
             with open(args.json, "w") as f:

@@ -13,6 +13,6 @@ t0=$(date +%s)
 echo "build: $(( $(date +%s) - t0 )) s"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv > "$OUT/gpu.txt" 2>&1; cat "$OUT/gpu.txt"
 export MEMLAKE_LIBRARY=$PWD/build-gpu/libmemlake.so PYTHONUNBUFFERED=1
-timeout "${BENCH_TIMEOUT:-220}" python3 bench/multi_process.py --parts "${PARTS:-dedup,attach,pool,reclaim}" \
+timeout "${BENCH_TIMEOUT:-220}" python3 bench/multi_process.py --parts "${PARTS:-attach,dedup,pool,reclaim}" \
   --json "$OUT/multi_process.json" --out-dir "$OUT" 2>&1 | tee "$OUT/bench.log"
 echo "total: $(( $(date +%s) - t0 )) s"
