@@ -565,6 +565,33 @@ TEST(Daemon, StaleSocketsAreReplacedLiveOnesAndForeignDirectoriesRefused) {
   EXPECT_THROW(daemon_status(o.socket_path), Error);
 }
 
+TEST(Daemon, ServesASocketHandedOverBySystemdAndLeavesItsFileAlone) {
+  TempDir dir;
+  const std::string path = dir.path + "/activated.sock";
+  const int fd = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::memcpy(a.sun_path, path.c_str(), path.size() + 1);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::listen(fd, 16), 0);
+  DaemonConfig c;
+  c.backend = "host";
+  c.pool_bytes = 64 << 20;
+  c.socket_path = path;
+  c.listen_fd = fd;
+  {
+    Daemon d(c);
+    d.start();
+    EXPECT_NE(daemon_status(path).find("\"backend\":\"host\""), std::string::npos);
+  }
+  struct stat st{};
+  EXPECT_EQ(::lstat(path.c_str(), &st), 0);  // systemd's to remove
+  DaemonConfig bad = c;
+  bad.listen_fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  EXPECT_THROW(Daemon d2(bad), Error);
+  ::close(bad.listen_fd);
+}
+
 TEST(Daemon, ClientsKeepTheirSharedPagesWhenTheDaemonRestarts) {
   TempDir dir;
   DaemonConfig c;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include "cli.h"
@@ -43,6 +44,10 @@ int run_daemon(const DaemonArgs& a) {
   c.backend = a.backend;
   c.device = a.device;
   c.policy_path = a.policy;
+  // systemd socket activation (packaging/systemd/memlaked.socket): one descriptor, fd 3.
+  const char* lpid = std::getenv("LISTEN_PID");
+  const char* lfds = std::getenv("LISTEN_FDS");
+  if (lpid && lfds && std::atol(lpid) == static_cast<long>(::getpid()) && std::atoi(lfds) == 1) c.listen_fd = 3;
   try {
     c.pool_bytes = parse_size(a.pool);
     c.chunk_bytes = parse_size(a.chunk);

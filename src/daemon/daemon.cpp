@@ -119,6 +119,19 @@ Daemon::Daemon(DaemonConfig cfg, std::unique_ptr<prim::Backend> backend) : cfg_(
     throw_error(Errc::invalid_argument, "daemon: chunk size " + std::to_string(cfg_.chunk_bytes) +
                                             " is not a multiple of the granularity " + std::to_string(g));
   path_ = cfg_.socket_path.empty() ? default_socket_path() : cfg_.socket_path;
+  if (cfg_.listen_fd >= 0) {  // socket activation: systemd bound it, with its directory
+    int type = 0;
+    socklen_t len = sizeof type;
+    if (::getsockopt(cfg_.listen_fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != SOCK_SEQPACKET)
+      throw_error(Errc::invalid_argument, "daemon: the socket handed over is not a SOCK_SEQPACKET socket");
+    listen_fd_ = cfg_.listen_fd;
+    own_path_ = false;
+    ::fcntl(listen_fd_, F_SETFL, ::fcntl(listen_fd_, F_GETFL) | O_NONBLOCK);
+    ::fcntl(listen_fd_, F_SETFD, FD_CLOEXEC);
+    if (::pipe2(stop_pipe_, O_CLOEXEC | O_NONBLOCK) != 0) throw_error(Errc::driver, "daemon: pipe2 failed");
+    started_ns_ = now_ns();
+    return;
+  }
   const std::string dir = dir_of(path_);
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
     throw_error(Errc::unavailable, "daemon: cannot create " + dir + ": " + std::strerror(errno));
@@ -162,7 +175,7 @@ Daemon::~Daemon() {
   ::close(listen_fd_);
   ::close(stop_pipe_[0]);
   ::close(stop_pipe_[1]);
-  ::unlink(path_.c_str());
+  if (own_path_) ::unlink(path_.c_str());
 }
 
 void Daemon::stop() {

@@ -40,6 +40,7 @@ struct DaemonConfig {
   std::uint64_t chunk_bytes = std::uint64_t{1} << 30;  // handle size of shared buffers
   std::string policy_path;            // "" = nobody but this user and root
   std::size_t max_connections = 1024;
+  int listen_fd = -1;  // a listening SOCK_SEQPACKET socket handed over (systemd socket activation); -1: bind socket_path
 };
 
 // $XDG_RUNTIME_DIR/memlake/daemon.sock or /tmp/memlake-<uid>/daemon.sock.
@@ -96,6 +97,7 @@ class Daemon {
   std::unique_ptr<prim::Backend> backend_;
   std::string path_;
   int listen_fd_ = -1;
+  bool own_path_ = true;  // false: systemd made the socket and removes it
   int stop_pipe_[2] = {-1, -1};
   std::thread thread_;
   std::vector<std::unique_ptr<Client>> clients_;
