@@ -311,6 +311,33 @@ MEMLAKE_API memlake_status memlake_vt_set_memory_limit(memlake_vt* vt, size_t by
 /* The state of `count` pages from `first` into out[0..count) (memlake_vt_page values). */
 MEMLAKE_API memlake_status memlake_vt_pages(memlake_vt* vt, size_t first, size_t count, uint8_t* out);
 MEMLAKE_API memlake_status memlake_vt_get_stats(memlake_vt* vt, memlake_vt_stats* stats);
+/* ---- The memory daemon (`memlake daemon`, docs/design/daemon.md): one copy
+ * of read-only bytes (model weights) for every process that has the same
+ * bytes. The daemon's socket is option daemon_socket (MEMLAKE_DAEMON_SOCKET).
+ *
+ * memlake_content_id: the id (64 hex digits + NUL) of nbytes of device
+ * memory (or host memory): a BLAKE2b tree hash, computed by host threads over
+ * the bytes copied through pinned staging (no GPU kernel).
+ * memlake_share: publishes the nbytes at ptr (device memory of `device`)
+ * under id_hex (NULL: their content id) and returns them mapped read-only
+ * at *shared: the first process copies its bytes into the daemon's pages,
+ * every later one maps those pages without copying. ptr stays the caller's
+ * (free it; *shared holds the same bytes). Writing through *shared faults.
+ * memlake_attach: maps bytes published under id_hex (MEMLAKE_ERROR_UNAVAILABLE
+ * when nothing is) read-only; *nbytes receives their size.
+ * memlake_unshare: unmaps a pointer memlake_share/attach returned and lets
+ * the daemon free the pages once nobody holds them.
+ * memlake_daemon_status: the daemon's JSON view (what its policy lets this
+ * user see); socket NULL or "" = the default path; returns the length needed
+ * (excluding the NUL), 0 on error (memlake_last_error says why). */
+MEMLAKE_API memlake_status memlake_content_id(memlake_allocator* a, const void* ptr, size_t nbytes, int device,
+                                              char id_hex[65]);
+MEMLAKE_API memlake_status memlake_share(memlake_allocator* a, const void* ptr, size_t nbytes, int device,
+                                         const char* id_hex, void** shared);
+MEMLAKE_API memlake_status memlake_attach(memlake_allocator* a, const char* id_hex, int device, void** shared,
+                                          size_t* nbytes);
+MEMLAKE_API memlake_status memlake_unshare(memlake_allocator* a, void* shared);
+MEMLAKE_API size_t memlake_daemon_status(const char* socket, char* buf, size_t len);
 
 /* Message of the last failed call on this thread ("" if none). */
 MEMLAKE_API const char* memlake_last_error(void);

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "core/device_allocator.h"
 #include "core/error.h"
 #include "core/fault_report.h"
@@ -23,6 +25,8 @@
 #include "io/multipath.h"
 #include "obs/stats_server.h"
 #include "vt/virtual_tensor.h"
+#include "daemon/client.h"
+#include "daemon/daemon.h"
 
 using memlake::Errc;
 using memlake::Error;
@@ -98,7 +102,7 @@ struct memlake_allocator {
     auto it = devices.find(d);
     if (it != devices.end()) return *it->second;
     if (d < 0) memlake::throw_error(Errc::invalid_argument, "device " + std::to_string(d) + " is not a device ordinal");
-    auto dev = std::make_unique<DeviceAllocator>(d, opts);
+    auto dev = opts.daemon_pool ? pooled_device(d) : std::make_unique<DeviceAllocator>(d, opts);
     dev->set_tracer(tracer);
     DeviceAllocator& made = *devices.emplace(d, std::move(dev)).first->second;
     if (d < kPublished) by_ordinal[d].store(&made, std::memory_order_release);
@@ -109,6 +113,55 @@ struct memlake_allocator {
     std::lock_guard<std::mutex> g(mu);
     auto it = devices.find(d);
     return it == devices.end() ? nullptr : it->second.get();
+  }
+
+  // ---- memlaked (issue 22). Declared after the devices: destroyed first.
+  std::mutex daemon_mu;
+  std::shared_ptr<memlake::daemon::DaemonClient> daemon;
+  struct Shared {
+    int device;
+    memlake::daemon::SharedMapping m;
+  };
+  std::map<std::uintptr_t, Shared> shared;  // guarded by daemon_mu
+  memlake::daemon::DaemonClient& daemon_client() {
+    std::lock_guard<std::mutex> g(daemon_mu);
+    return daemon_client_locked();
+  }
+  memlake::daemon::DaemonClient& daemon_client_locked() {
+    if (!daemon) {
+      memlake::daemon::DaemonClient::Config c;
+      c.socket = opts.daemon_socket;
+      c.name = "pid " + std::to_string(::getpid());
+      c.min = opts.daemon_pool_min;
+      c.max = opts.daemon_pool_max;
+      daemon = std::make_shared<memlake::daemon::DaemonClient>(c);
+    }
+    return *daemon;
+  }
+  // A device whose physical pages come from the daemon's pool; the daemon's
+  // trim requests empty this allocator's caches.
+  std::unique_ptr<DeviceAllocator> pooled_device(int d) {
+    memlake::prim::BackendConfig bc;
+    bc.kind = opts.backend;
+    bc.device = d;
+    bc.granularity = opts.granularity;
+    bc.host_memory_limit = opts.host_memory_limit;
+    std::shared_ptr<memlake::daemon::DaemonClient> client;
+    bool first = false;
+    {
+      std::lock_guard<std::mutex> g(daemon_mu);
+      first = !daemon;
+      daemon_client_locked();
+      client = daemon;
+    }
+    auto backend = std::make_unique<memlake::daemon::DaemonPoolBackend>(memlake::prim::make_backend(bc), client);
+    if (first) {
+      client->listen([this](std::uint64_t) {
+        for (int i = 0; i < kPublished; ++i)
+          if (DeviceAllocator* dev = published(i)) dev->empty_cache();
+      });
+    }
+    return std::make_unique<DeviceAllocator>(std::move(backend), opts);
   }
 
  private:
@@ -293,6 +346,17 @@ memlake_status memlake_create(const memlake_options* opts, memlake_allocator** o
 void memlake_destroy(memlake_allocator* a) {
   if (!a) return;
   if (a->opts.stats_server) unserve_stats(a);
+  if (a->daemon) {
+    a->daemon->stop_listening();  // its thread calls into the devices
+    std::lock_guard<std::mutex> g(a->daemon_mu);
+    for (auto& [va, s] : a->shared) {
+      try {
+        memlake::daemon::unshare(*a->daemon, a->device(s.device).backend(), s.m);
+      } catch (...) {
+      }
+    }
+    a->shared.clear();
+  }
   delete a;
 }
 
@@ -380,6 +444,80 @@ size_t memlake_stats_json(memlake_allocator* a, char* buf, size_t len) {
     j += std::string(",\"trace\":{\"write_failed\":") + (a->tracer->write_failed() ? "true" : "false") +
          ",\"events_lost\":" + std::to_string(a->tracer->events_lost()) + "}";
   j += "}";
+  if (buf && len) {
+    std::size_t n = std::min(len - 1, j.size());
+    std::memcpy(buf, j.data(), n);
+    buf[n] = '\0';
+  }
+  return j.size();
+}
+
+namespace {
+memlake::daemon::Digest parse_id(const char* hex) {
+  memlake::daemon::Digest d{};
+  if (!memlake::daemon::from_hex(hex, &d))
+    memlake::throw_error(Errc::invalid_argument, "a content id is 64 hexadecimal digits");
+  return d;
+}
+}  // namespace
+
+memlake_status memlake_content_id(memlake_allocator* a, const void* ptr, size_t nbytes, int device, char id_hex[65]) {
+  if (!a || !ptr || !id_hex) return null_arg("allocator, ptr or id_hex");
+  return guarded([&] {
+    auto& b = a->device(device).backend();
+    const auto d = b.pointer_kind(ptr) == memlake::prim::Backend::PointerKind::device
+                       ? memlake::daemon::content_id_device(b, reinterpret_cast<std::uintptr_t>(ptr), nbytes)
+                       : memlake::daemon::content_id(ptr, nbytes);  // host bytes (a file being loaded)
+    std::memcpy(id_hex, memlake::daemon::to_hex(d).c_str(), 65);
+  });
+}
+
+memlake_status memlake_share(memlake_allocator* a, const void* ptr, size_t nbytes, int device, const char* id_hex,
+                             void** shared) {
+  if (!a || !ptr || !shared) return null_arg("allocator, ptr or shared");
+  *shared = nullptr;
+  return guarded([&] {
+    std::optional<memlake::daemon::Digest> id;
+    if (id_hex) id = parse_id(id_hex);
+    auto& backend = a->device(device).backend();
+    auto& client = a->daemon_client();
+    auto m = memlake::daemon::share(client, backend, reinterpret_cast<std::uintptr_t>(ptr), nbytes, id ? &*id : nullptr);
+    std::lock_guard<std::mutex> g(a->daemon_mu);
+    a->shared[m.va] = {device, m};
+    *shared = reinterpret_cast<void*>(m.va);
+  });
+}
+
+memlake_status memlake_attach(memlake_allocator* a, const char* id_hex, int device, void** shared, size_t* nbytes) {
+  if (!a || !id_hex || !shared) return null_arg("allocator, id_hex or shared");
+  *shared = nullptr;
+  return guarded([&] {
+    const auto id = parse_id(id_hex);
+    auto m = memlake::daemon::attach(a->daemon_client(), a->device(device).backend(), id);
+    std::lock_guard<std::mutex> g(a->daemon_mu);
+    a->shared[m.va] = {device, m};
+    *shared = reinterpret_cast<void*>(m.va);
+    if (nbytes) *nbytes = m.bytes;
+  });
+}
+
+memlake_status memlake_unshare(memlake_allocator* a, void* shared) {
+  if (!a || !shared) return null_arg("allocator or shared");
+  return guarded([&] {
+    std::lock_guard<std::mutex> g(a->daemon_mu);
+    auto it = a->shared.find(reinterpret_cast<std::uintptr_t>(shared));
+    if (it == a->shared.end())
+      memlake::throw_error(Errc::invalid_argument, "memlake_unshare: " + memlake::hex_ptr(reinterpret_cast<std::uintptr_t>(shared)) +
+                                                       " is not a pointer memlake_share or memlake_attach returned");
+    memlake_allocator::Shared s = it->second;
+    a->shared.erase(it);
+    memlake::daemon::unshare(*a->daemon, a->device(s.device).backend(), s.m);
+  });
+}
+
+size_t memlake_daemon_status(const char* socket, char* buf, size_t len) {
+  std::string j;
+  if (guarded([&] { j = memlake::daemon::daemon_status(socket ? socket : ""); }) != MEMLAKE_OK) return 0;
   if (buf && len) {
     std::size_t n = std::min(len - 1, j.size());
     std::memcpy(buf, j.data(), n);
