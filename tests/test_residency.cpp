@@ -177,6 +177,20 @@ TEST(Residency, ReadOnlyWeightsKeepTheirHostCopyAndAreNotCopiedAgain) {
   r.dev->check();
 }
 
+// A sleep that selects nothing still gives the cache back, and wake() ends
+// it (it said "not asleep" after a successful sleep before; the C ABI
+// call-sequence fuzzer found it).
+TEST(Residency, ASleepThatSelectsNothingIsEndedByWake) {
+  Rig r;
+  void* small = r.dev->alloc(100, nullptr);
+  const auto rep = r.dev->sleep(Mode::offload);
+  EXPECT_EQ(rep.allocations, 0u);
+  EXPECT_TRUE(r.dev->residency_stats().asleep);
+  EXPECT_EQ(r.dev->wake().restored, 0u);
+  EXPECT_FALSE(r.dev->residency_stats().asleep);
+  r.dev->free(small);
+}
+
 TEST(Residency, MisuseIsRefusedWithClearErrors) {
   Rig r;
   std::string msg;

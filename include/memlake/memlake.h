@@ -213,7 +213,9 @@ typedef struct memlake_residency_report {
  * One call may offload the weights and discard the cache: the host unmaps
  * what needs no copy while the copies run. Fails with OUT_OF_MEMORY before
  * anything moves when the host tier cannot hold the offload, with
- * INVALID_ARGUMENT when nothing selected is left on the GPU. Sleeping more
+ * INVALID_ARGUMENT when already asleep and nothing selected is left on the
+ * GPU (a first sleep that selects nothing still gives the cache back, and
+ * memlake_wake ends it). Sleeping more
  * tags while asleep is allowed. report may be NULL (else set struct_size). */
 MEMLAKE_API memlake_status memlake_sleep(memlake_allocator* a, int device, const int* tags, const int* modes,
                                          size_t ntags, int mode, memlake_residency_report* report);

@@ -23,16 +23,18 @@ follows the plan; a restore that did not arrive in time is taken on demand
 (the optimizer's kernels wait for the restore's copy on the GPU).
 
 The user's optimizer keeps its param_groups (learning-rate schedulers work:
-each step reads its group's hyperparameters), its state (state_dict()), and
-its step() and zero_grad() (they become cheap: the work was done in
-backward). Not supported: gradient accumulation over several backward
-passes, gradient clipping (the gradients are gone when backward returns;
-give clip_grad_norm to tier() in a later version), and parameters whose
-gradient arrives in several backward passes of one iteration (reentrant
-checkpointing of a shared parameter): that is detected and refused.
+each step reads its group's hyperparameters), its state (state_dict()
+brings every state back to the GPU first; load_state_dict() is followed),
+and its step() (it becomes cheap: the work was done in backward). Refused
+with a clear error: DistributedDataParallel, optimizer step hooks,
+parameters added after tier(), a gradient that arrives twice in one
+iteration (reentrant checkpointing of a shared parameter, accumulation).
+Not detected, so do not: clip gradients (clip_grad_norm_ finds none: they
+were consumed in backward), or run the step on another stream than the one
+the states were created on.
 """
 import json
-import time
+import types
 
 import torch as _torch
 
@@ -67,7 +69,7 @@ def _bytes(v, what):
 class Tiering:
     """The handle tier() returns: stats(), profile(), save_profile(path), close()."""
 
-    def __init__(self, model, optimizer, budget=None, host=None, min_bytes=4 << 20, margin=None,
+    def __init__(self, model, optimizer, budget=None, host="auto", min_bytes=4 << 20, margin=None,
                  h2d_gbps=None, d2h_gbps=None):
         from . import torch as _mt
         if not _mt.enabled():
@@ -75,6 +77,12 @@ class Tiering:
                         "memlake's allocations")
         if not isinstance(optimizer, _torch.optim.Optimizer):
             raise InvalidArgumentError(f"tier(): optimizer must be a torch.optim.Optimizer, got {type(optimizer)}")
+        if isinstance(model, _torch.nn.parallel.DistributedDataParallel):
+            raise InvalidArgumentError("tier(): DistributedDataParallel is not supported (each rank would step on "
+                                       "its own gradients before they are reduced)")
+        if getattr(optimizer, "_optimizer_step_pre_hooks", None) or getattr(optimizer, "_optimizer_step_post_hooks", None):
+            raise InvalidArgumentError("tier(): the optimizer has step hooks; they would not run (steps happen "
+                                       "inside backward, per parameter)")
         self.model, self.optimizer = model, optimizer
         self.budget = _bytes(budget, "budget")
         self.min_bytes = _bytes(min_bytes, "min_bytes")
@@ -82,7 +90,9 @@ class Tiering:
         alloc = _default()
         if self.budget:
             alloc.set_memory_cap(self.budget)
-        if host is not None:
+        if host == "auto":  # room for AdamW's two states of every parameter, pinned now, not inside backward
+            host = 2 * sum(p.nbytes for g in optimizer.param_groups for p in g["params"] if p.requires_grad)
+        if host:
             _res.host_tier(_bytes(host, "host"), device=self.device)
         self.margin = _bytes(margin, "margin") if margin is not None else max(512 << 20, (self.budget or 0) // 32)
         self._gbps = (h2d_gbps, d2h_gbps)
@@ -105,6 +115,7 @@ class Tiering:
                 self._names.append(names.get(p, f"param{len(self._names)}"))
         n = len(self._params)
         self._where = ["gpu"] * n     # gpu | host | coming: where each parameter's tiered states are
+        self._out = [[] for _ in range(n)]  # the state tensors evicted (and not yet restored) of each
         self._tiered = [True] * n     # the profile iteration tiers everything it can
         self._issue_at = {}           # position -> [parameter indices to restore there]
         self._stepped = [False] * n
@@ -115,9 +126,11 @@ class Tiering:
         self._st = dict(steps_in_backward=0, steps_after_backward=0, restores_planned=0, restores_on_demand=0,
                         evictions=0, evicted_bytes=0, restored_bytes=0)
         self._hooks = [p.register_post_accumulate_grad_hook(self._on_grad) for p in self._params]
-        self._user_step, self._user_zero = optimizer.step, optimizer.zero_grad
-        optimizer.step = self._step
-        optimizer.zero_grad = self._zero_grad
+        # Bound to the optimizer (LR schedulers re-bind optimizer.step's
+        # function to the optimizer: a method of this object would break).
+        self._user_step, self._user_state_dict = optimizer.step, optimizer.state_dict
+        optimizer.step = types.MethodType(lambda opt, closure=None: self._step(closure), optimizer)
+        optimizer.state_dict = types.MethodType(lambda opt: self._state_dict(), optimizer)
         alloc.reset_peak_stats(self.device)
 
     # ---- the parts of one parameter's optimizer states that can move
@@ -129,14 +142,17 @@ class Tiering:
         return sum(v.nbytes for v in self._states(i))
 
     def _restore(self, i, planned):
-        if self._where[i] != "host":
+        out = self._out[i]
+        if not out:
             return
-        for v in self._states(i):
+        while out:  # what came back is off the list at once: a failure leaves the rest to retry
+            v = out[0]
             try:
                 _res.restore(v, device=self.device)
             except OutOfMemoryError as e:
                 raise OutOfMemoryError(f"tier(): restoring the optimizer states of {self._names[i]} "
-                                       f"({self._state_bytes(i)} bytes) does not fit the budget: {e}") from None
+                                       f"({v.nbytes} bytes) does not fit the budget: {e}") from None
+            out.pop(0)
             self._st["restored_bytes"] += v.nbytes
         self._where[i] = "coming"
         self._st["restores_planned" if planned else "restores_on_demand"] += 1
@@ -148,6 +164,7 @@ class Tiering:
                 _res.evict(v, device=self.device, wait=False)
             except InvalidArgumentError:
                 continue  # a slab-sized or otherwise unmovable tensor stays
+            self._out[i].append(v)
             moved += v.nbytes
         if moved:
             self._where[i] = "host"
@@ -161,6 +178,13 @@ class Tiering:
         for k, v in g.items():  # a scheduler may have changed the user's group
             if k != "params":
                 mine[k] = v
+        theirs = self.optimizer.state.get(p)
+        if theirs is not None and o.state.get(p) is not theirs:
+            # load_state_dict() gave the user's optimizer new states (resident):
+            # they replace ours (the evicted old ones go when they are dropped).
+            o.state[p] = theirs
+            self._out[i] = []
+            self._where[i] = "gpu"
         self._restore(i, planned=False)
         o.step()
         p.grad = None
@@ -192,6 +216,11 @@ class Tiering:
     def _step(self, closure=None):
         if closure is not None:
             raise InvalidArgumentError("tier(): optimizer.step(closure) is not supported")
+        for g in self.optimizer.param_groups:
+            for p in g["params"]:
+                if p.requires_grad and p not in self._index:
+                    raise Error("tier(): a parameter was added to the optimizer (or unfrozen) after tier(); "
+                                "call close() and tier() again")
         for i, p in enumerate(self._params):
             if not self._stepped[i] and p.grad is not None:
                 self._step_one(i)  # a gradient that came without the hook (set by hand)
@@ -206,8 +235,11 @@ class Tiering:
         for j in self._issue_at.get(-1, ()):
             self._restore(j, planned=True)
 
-    def _zero_grad(self, set_to_none=True):
-        self._user_zero(set_to_none=set_to_none)
+    def _state_dict(self):
+        # Every state back on the GPU first: a state_dict (torch.save) reads them.
+        for i in range(len(self._params)):
+            self._restore(i, planned=True)
+        return self._user_state_dict()
 
     # ---- planning from the profile iteration
     def _make_plan(self):
@@ -245,10 +277,10 @@ class Tiering:
             at = p["issue"][k]
             # A restore that must start before the first position is issued
             # at the end of the previous iteration (before forward).
-            if at == k:
-                continue  # no lookahead: restored at its use (on demand)
             if at == 0 and p["start_ms"][k] < positions[0]["t_ms"]:
                 at = -1
+            elif at == k:
+                continue  # no lookahead: restored at its use (on demand)
             self._issue_at.setdefault(at, []).append(positions[k]["param"])
         # What the plan keeps resident comes back now.
         for i in range(len(self._params)):
@@ -281,13 +313,14 @@ class Tiering:
         for i in range(len(self._params)):
             self._restore(i, planned=True)
         _res.settle(device=self.device)
-        self.optimizer.step, self.optimizer.zero_grad = self._user_step, self._user_zero
+        self.optimizer.step, self.optimizer.state_dict = self._user_step, self._user_state_dict
 
 
-def tier(model, optimizer, budget=None, host=None, **kw):
+def tier(model, optimizer, budget=None, host="auto", **kw):
     """Trains past GPU memory: see this module's docstring. budget: bytes or
     '24G' (also set as memlake's memory cap); host: pinned host memory to
-    reserve for the host tier now. Returns a Tiering handle."""
+    reserve for the host tier now ("auto": twice the trainable parameters'
+    bytes, AdamW's two states; None: grow on demand). Returns a Tiering handle."""
     return Tiering(model, optimizer, budget=budget, host=host, **kw)
 
 

@@ -127,7 +127,7 @@ def stats(device=None):
     return _default().stats(_torch.cuda.current_device() if device is None else device)
 
 
-def tier(model, optimizer, budget=None, host=None, **kw):
+def tier(model, optimizer, budget=None, host="auto", **kw):
     """Trains past GPU memory: optimizer states leave the GPU between their
     uses and come back ahead of them, planned from the first iteration
     (memlake.tiering; docs/design/tiering.md). Needs enable() first.

@@ -236,6 +236,7 @@ SleepReport Residency::sleep(const std::vector<Select>& what) {
     throw;
   }
   rep.released += alloc_.empty_cache();
+  asleep_ = true;  // even with nothing selected (the cache went back): wake() is the way back
   rep.seconds = seconds_since(t0);
   st_.bytes_evicted += rep.offloaded + rep.kept + rep.discarded;
   st_.bytes_discarded += rep.discarded;
