@@ -106,6 +106,9 @@ _sigs = {
     "memlake_torch_malloc": (_P, [c_ssize_t, c_int, _P]),
     "memlake_torch_pool_malloc": (_P, [c_ssize_t, c_int, _P]),
     "memlake_torch_free": (None, [_P, c_size_t, c_int, _P]),
+    "memlake_capture_begin": (c_int, [_P, c_int, _P, c_uint64]),
+    "memlake_capture_end": (c_int, [_P, c_int, _P]),
+    "memlake_graph_pool_release": (c_int, [_P, c_int, c_uint64]),
 }
 for _name, (_res, _args) in _sigs.items():
     _f = getattr(lib, _name)

@@ -42,7 +42,8 @@ struct Options {
   std::string copy_topology;             // multi-path copies: "" = direct only, "measure", a described topology or @FILE
   bool stats_server = false;             // serve live stats on a Unix socket
   bool shim = true;                      // LD_PRELOAD shim routes allocations to memlake
-  bool torch_capture_check = true;       // memlake_torch_malloc asks the driver whether the stream is capturing
+  enum class CaptureCheck { hooks, query, off };
+  CaptureCheck capture_check = CaptureCheck::hooks;  // how memlake_torch_malloc learns of CUDA graph capture
   bool shim_sync_free = true;            // shim: synchronous free waits for the device, like cuMemFree
   bool shim_copy = false;                // shim: large pageable cudaMemcpy(Async) go through the copy engine
   bool shim_log = false;                 // shim: log driver entry points asked for and copy decisions
