@@ -62,7 +62,7 @@ def read_events(path, limit):
             if len(x) < len(col):
                 continue
             act = x[col["Action"]]
-            if act == "allocate":
+            if act == "allocate" and int(x[col["Size"]]) > 0:
                 out.append((True, x[col["Pointer"]], int(x[col["Size"]])))
                 live.add(x[col["Pointer"]])
             elif act == "free" and x[col["Pointer"]] in live:
