@@ -122,6 +122,18 @@ def _release(device, key):
         _lib.memlake_graph_pool_release(h, device, key)  # at exit or from a finalizer: nothing to raise to
 
 
+class _Once:
+    """Calls f(*args) once, like weakref.finalize's call."""
+
+    def __init__(self, f, *args):
+        self.f, self.args = f, args
+
+    def __call__(self):
+        f, self.f = self.f, None
+        if f:
+            f(*self.args)
+
+
 def _announce_graphs():
     """Wraps torch.cuda.CUDAGraph's capture_begin/capture_end/reset (once per process)."""
     with _graphs["lock"]:
@@ -138,8 +150,11 @@ def _announce_graphs():
             _check(_lib.memlake_capture_begin(_default_handle(), device, stream, key))
             self._memlake_capture = (device, stream)
             # One release per capture: at reset(), or when the graph is collected.
-            fin = weakref.finalize(self, _release, device, key)
-            fin.atexit = False  # at exit the process gives everything back anyway
+            try:
+                fin = weakref.finalize(self, _release, device, key)
+                fin.atexit = False  # at exit the process gives everything back anyway
+            except TypeError:  # no weak references to this graph type: released at reset() only
+                fin = _Once(_release, device, key)
             self.__dict__.setdefault("_memlake_releases", []).append(fin)
 
         def capture_end(self, *args, **kwargs):

@@ -240,7 +240,7 @@ Span Allocator::acquire(std::uint32_t n, Tag tag, std::size_t request, AllocInfo
     // first): a repair of r pages wins when 59 r < 38 x the alternative,
     // i.e. r < about 2/3 of it.
     std::optional<Span> ext;
-    if (opts_.stitch && !fresh) {
+    if (opts_.stitch && !fresh && !tracker_.frozen()) {  // a repair unmaps: not during a capture
       const std::uint32_t extension = pool_.extension_maps(n, tag).value_or(n);
       const auto repair_limit = static_cast<std::uint32_t>((std::uint64_t{extension} * 2 + 2) / 3);
       ext = pool_.take_repaired(n, tag, reuse, repair_limit, &ti);
