@@ -171,6 +171,9 @@ def main():
             res = json.loads(line[0][7:])
             res["round"], res["seconds"] = r, time.time() - t
             runs.append(res)
+            if a.out:  # what has run so far, should the rest be cut short
+                with open(a.out + ".partial", "w") as f:
+                    json.dump({"runs": runs}, f)
             print(f"round {r} {al}: {res['seconds']:.1f} s", file=sys.stderr, flush=True)
     # Per round ratios against native, median over rounds.
     summary = {}

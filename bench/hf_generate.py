@@ -114,6 +114,9 @@ def main():
             res = json.loads(line[0][7:])
             res["round"] = r
             runs.append(res)
+            if a.out:  # what has run so far, should the rest be cut short
+                with open(a.out + ".partial", "w") as f:
+                    json.dump({"runs": runs}, f)
             print(f"round {r} {al}: {res['tokens_per_s']:.0f} tokens/s, util {res['utilization']:.3f}",
                   file=sys.stderr, flush=True)
     summary = {}
