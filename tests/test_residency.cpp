@@ -288,6 +288,38 @@ TEST(Residency, AnAsyncEvictionLeavesOnlyOnceItsCopyCompletes) {
   r.dev->check();
 }
 
+// Under a cap, an allocation or a restore that needs the pages of evictions
+// still copying out waits for those copies instead of failing.
+TEST(Residency, OutOfMemoryWaitsForLeavingPages) {
+  Rig r;
+  r.host->set_lag(10);
+  r.host->advance_clock(1);
+  Buf a = make(r, 8 * kPage, 0, 1);
+  Buf b = make(r, 8 * kPage, 0, 2);
+  r.dev->set_memory_cap(r.reserved());
+  r.dev->evict(a.p, Mode::offload, /*wait=*/false);
+  EXPECT_EQ(r.dev->residency_stats().leaving_now, 1u);
+  Buf c = make(r, 8 * kPage, 0, 3);  // a's pages, once its copy completed
+  EXPECT_EQ(r.dev->residency_stats().leaving_now, 0u);
+  EXPECT_EQ(r.dev->residency_stats().evicted_now, 1u);
+  r.dev->free(c.p);
+  r.dev->restore(a.p);
+  r.dev->evict(b.p, Mode::offload);  // evicted, its pages free in the pool
+  Buf d = make(r, 8 * kPage, 0, 4);  // takes them: the cap is reached
+  r.dev->evict(a.p, Mode::offload, false);
+  EXPECT_EQ(r.dev->residency_stats().leaving_now, 1u);
+  r.dev->restore(b.p);  // needs a's pages: waits for a's copy
+  auto st = r.dev->residency_stats();
+  EXPECT_EQ(st.leaving_now, 0u);
+  EXPECT_EQ(st.evicted_now, 1u);
+  EXPECT_EQ(error_of([&] { make(r, 8 * kPage, 0, 5); }), Errc::out_of_memory) << "nothing leaving: a plain out of memory";
+  r.dev->free(d.p);
+  r.dev->restore(a.p);
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  EXPECT_TRUE(holds(r.be(), b.p, b.n, b.seed));
+  r.dev->check();
+}
+
 TEST(Residency, RestoringOrFreeingALeavingAllocationCancelsItsEviction) {
   Rig r;
   r.host->set_lag(10);

@@ -108,7 +108,7 @@ int run_bench_copy(const CopyArgs& a) {
 }
 
 struct ResidencyArgs {
-  std::string backend, sizes, piece;
+  std::string backend, sizes, piece, disk;
   int reps = -1;
   bool json = false;
 };
@@ -130,6 +130,7 @@ int run_bench_residency(const ResidencyArgs& a) {
     }
     if (!a.piece.empty()) cfg.piece = parse_size(a.piece);
     if (a.reps >= 0) cfg.reps = a.reps;
+    if (!a.disk.empty()) cfg.options.disk_tier = a.disk;
     for (std::size_t s : cfg.sizes)
       if (s == 0) return usage_error("--sizes must be positive");
     if (cfg.piece == 0 || cfg.reps < 1) return usage_error("--piece and --reps must be positive");
@@ -182,6 +183,7 @@ Action setup_bench(CLI::App& app) {
   res->add_option("--sizes", ra->sizes, "bytes per direction, comma-separated (default 1G,4G,16G)");
   res->add_option("--piece", ra->piece, "allocation size (default 256M)");
   res->add_option("--reps", ra->reps, "repeats, alternated with the plain copies (default 3)")->check(CLI::NonNegativeNumber);
+  res->add_option("--disk", ra->disk, "also measure the disk tier in this directory (demote, restore from disk) against plain O_DIRECT file I/O");
   res->add_flag("--json", ra->json, "machine-readable output");
   return [alloc, copy, res, aa, ca, ra] {
     if (alloc->parsed()) return run_bench_alloc(*aa);

@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "core/error.h"
+#include "daemon/client.h"
 #include "obs/stats_server.h"
 
 namespace memlake::cli {
@@ -128,6 +129,8 @@ struct StatArgs {
   bool json = false, prometheus = false;
   std::string interval = "1";
   long iterations = -1;
+  bool daemon = false;
+  std::string daemon_socket;
 };
 
 constexpr double kMinInterval = 0.1;  // seconds: top's fastest refresh
@@ -150,11 +153,20 @@ int run_stat(const StatArgs& a, bool top) {
     }
   }
   const bool all = pids.empty();
+  if (a.daemon && !pids.empty()) return usage_error("--daemon shows the daemon's view: no PID");
+  if (a.daemon && a.prometheus) return usage_error("--daemon: text or --json");
   const bool keys = top && keys_from_terminal();
   for (long it = 0; a.iterations < 0 || it < a.iterations; ++it) {
-    std::vector<int> targets = all ? obs::list_servers() : pids;
+    std::vector<int> targets = all && !a.daemon ? obs::list_servers() : pids;
     if (top) std::fputs("\x1b[H\x1b[2J", stdout);
-    if (targets.empty()) {
+    if (a.daemon) {
+      try {
+        std::fputs(daemon::daemon_status(a.daemon_socket, 2000, !a.json).c_str(), stdout);
+      } catch (const Error& e) {
+        std::fprintf(top ? stdout : stderr, "memlake: %s\n", e.what());
+        if (!top) return 1;
+      }
+    } else if (targets.empty()) {
       std::fprintf(top ? stdout : stderr,
                    "no process is serving memlake statistics in %s (run it with MEMLAKE_STATS_SERVER=1)\n",
                    obs::socket_dir().c_str());
@@ -179,6 +191,8 @@ CLI::App* add_stat_options(CLI::App* sub, StatArgs& a) {
   sub->add_option("--interval", a.interval, "top: seconds between refreshes, 0.1 to 86400 (default 1)");
   sub->add_option("--iterations", a.iterations, "top: refreshes before it exits (default: until q or Ctrl-C)")
       ->check(CLI::Range(1L, 1000000000L));
+  sub->add_flag("--daemon", a.daemon, "the memory daemon's view: clients, quotas, shared buffers, savings");
+  sub->add_option("--daemon-socket", a.daemon_socket, "with --daemon: its socket (default: the daemon's default path)");
   return sub;
 }
 

@@ -257,6 +257,13 @@ typedef struct memlake_residency_stats {
   uint64_t evicted_now, evicted_bytes_now; /* allocations (bytes) off the GPU now */
   uint64_t host_capacity, host_used;       /* pinned host tier */
   double last_sleep_seconds, last_wake_seconds;
+  /* Since 0.9 (a caller's smaller struct_size gets the fields above only): */
+  uint64_t leaving_now;                    /* asynchronous evictions whose copies are in flight */
+  uint64_t demotions;                      /* host tier -> disk tier moves, in all */
+  uint64_t disk_used, disk_file;           /* disk tier: bytes held, size of its file */
+  uint64_t disk_written, disk_read;        /* bytes through the disk tier, in all */
+  uint32_t disk_direct;                    /* 1: O_DIRECT, 0: buffered I/O (or no disk tier) */
+  uint32_t reserved_;
 } memlake_residency_stats;
 MEMLAKE_API memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, memlake_residency_stats* stats);
 
@@ -279,6 +286,78 @@ MEMLAKE_API memlake_status memlake_get_residency_stats(memlake_allocator* a, int
 MEMLAKE_API memlake_status memlake_capture_begin(memlake_allocator* a, int device, void* stream, uint64_t pool_id);
 MEMLAKE_API memlake_status memlake_capture_end(memlake_allocator* a, int device, void* stream);
 MEMLAKE_API memlake_status memlake_graph_pool_release(memlake_allocator* a, int device, uint64_t pool_id);
+
+/* ---- Virtual tensors: one reserved range, physical pages only where data
+ * lives, addresses that never move (the KV cache's mechanism; see
+ * docs/design/kv_cache.md). Every page of the range is PRIVATE (its own
+ * memory, zero-filled when mapped), ZERO (the tensor's shared zero page,
+ * mapped read-only: reads give zeros, writes fault) or SINK (its shared
+ * scratch page, mapped read-write: writes nobody reads). A new tensor is all
+ * ZERO and costs two pages of physical memory. Map and unmap wait for the
+ * work queued on `stream` before they replace a mapping (only then); other
+ * streams are the caller's to order. memory_limit (0 = none) caps the
+ * physical bytes: mapping past it, or past the device's memory, is
+ * MEMLAKE_ERROR_OUT_OF_MEMORY and changes nothing. Pages outside the
+ * tensor: MEMLAKE_ERROR_INVALID_ARGUMENT. Not thread-safe per tensor. */
+typedef struct memlake_vt memlake_vt;
+typedef enum memlake_vt_page {
+  MEMLAKE_VT_ZERO = 0, MEMLAKE_VT_SINK = 1, MEMLAKE_VT_PRIVATE = 2,
+  MEMLAKE_VT_HOLE = 3 /* unmapped after a driver failure; the next map or unmap maps it again */
+} memlake_vt_page;
+typedef struct memlake_vt_stats {
+  uint32_t struct_size;
+  uint32_t reserved0;
+  uint64_t base;            /* the tensor's first byte (device virtual address) */
+  uint64_t bytes;           /* reserved size (a multiple of page_size) */
+  uint64_t page_size, pages;
+  uint64_t private_pages, zero_pages, sink_pages, hole_pages;
+  uint64_t physical_bytes;  /* private pages plus the two shared pages */
+  uint64_t physical_peak;
+  uint64_t memory_limit;
+  uint64_t pages_mapped, pages_unmapped; /* private pages mapped / given back so far */
+  uint64_t syncs;           /* waits for the stream before a remap */
+} memlake_vt_stats;
+/* Reserves `bytes` (rounded up to the page size) on `device`, through the
+ * backend of allocator `a` (its primitives; not its cache or cap). */
+MEMLAKE_API memlake_status memlake_vt_create(memlake_allocator* a, int device, size_t bytes, size_t memory_limit,
+                                             memlake_vt** out);
+/* Synchronises the device, then unmaps and frees everything. NULL: no-op. */
+MEMLAKE_API void memlake_vt_destroy(memlake_vt* vt);
+/* Pages [first, first+count) become PRIVATE; those already PRIVATE keep their bytes. */
+MEMLAKE_API memlake_status memlake_vt_map(memlake_vt* vt, size_t first, size_t count, void* stream);
+/* Pages [first, first+count) become `backing` (MEMLAKE_VT_ZERO or MEMLAKE_VT_SINK). */
+MEMLAKE_API memlake_status memlake_vt_unmap(memlake_vt* vt, size_t first, size_t count, int backing, void* stream);
+MEMLAKE_API memlake_status memlake_vt_set_memory_limit(memlake_vt* vt, size_t bytes);
+/* The state of `count` pages from `first` into out[0..count) (memlake_vt_page values). */
+MEMLAKE_API memlake_status memlake_vt_pages(memlake_vt* vt, size_t first, size_t count, uint8_t* out);
+MEMLAKE_API memlake_status memlake_vt_get_stats(memlake_vt* vt, memlake_vt_stats* stats);
+/* ---- The memory daemon (`memlake daemon`, docs/design/daemon.md): one copy
+ * of read-only bytes (model weights) for every process that has the same
+ * bytes. The daemon's socket is option daemon_socket (MEMLAKE_DAEMON_SOCKET).
+ *
+ * memlake_content_id: the id (64 hex digits + NUL) of nbytes of device
+ * memory (or host memory): a BLAKE2b tree hash, computed by host threads over
+ * the bytes copied through pinned staging (no GPU kernel).
+ * memlake_share: publishes the nbytes at ptr (device memory of `device`)
+ * under id_hex (NULL: their content id) and returns them mapped read-only
+ * at *shared: the first process copies its bytes into the daemon's pages,
+ * every later one maps those pages without copying. ptr stays the caller's
+ * (free it; *shared holds the same bytes). Writing through *shared faults.
+ * memlake_attach: maps bytes published under id_hex (MEMLAKE_ERROR_UNAVAILABLE
+ * when nothing is) read-only; *nbytes receives their size.
+ * memlake_unshare: unmaps a pointer memlake_share/attach returned and lets
+ * the daemon free the pages once nobody holds them.
+ * memlake_daemon_status: the daemon's JSON view (what its policy lets this
+ * user see); socket NULL or "" = the default path; returns the length needed
+ * (excluding the NUL), 0 on error (memlake_last_error says why). */
+MEMLAKE_API memlake_status memlake_content_id(memlake_allocator* a, const void* ptr, size_t nbytes, int device,
+                                              char id_hex[65]);
+MEMLAKE_API memlake_status memlake_share(memlake_allocator* a, const void* ptr, size_t nbytes, int device,
+                                         const char* id_hex, void** shared);
+MEMLAKE_API memlake_status memlake_attach(memlake_allocator* a, const char* id_hex, int device, void** shared,
+                                          size_t* nbytes);
+MEMLAKE_API memlake_status memlake_unshare(memlake_allocator* a, void* shared);
+MEMLAKE_API size_t memlake_daemon_status(const char* socket, char* buf, size_t len);
 
 /* Message of the last failed call on this thread ("" if none). */
 MEMLAKE_API const char* memlake_last_error(void);

@@ -454,6 +454,10 @@ def copy_forget(buf, nbytes=None):
     _default().copy_forget(buf, nbytes)
 
 
+from .daemon import attach, content_id, daemon_status, share, unshare  # noqa: E402
+
+__all__ += ["share", "attach", "unshare", "content_id", "daemon_status"]
+
 from .residency import demote, evict, host_tier, residency_stats, restore, settle, sleep, tag, wake  # noqa: E402
 
 __all__ += ["tag", "sleep", "wake", "evict", "demote", "restore", "settle", "host_tier", "residency_stats"]

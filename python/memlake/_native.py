@@ -48,6 +48,16 @@ class CopyStats(ctypes.Structure):
     ]
 
 
+class VtStats(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", c_uint32), ("reserved0", c_uint32),
+        ("base", c_uint64), ("bytes", c_uint64), ("page_size", c_uint64), ("pages", c_uint64),
+        ("private_pages", c_uint64), ("zero_pages", c_uint64), ("sink_pages", c_uint64), ("hole_pages", c_uint64),
+        ("physical_bytes", c_uint64), ("physical_peak", c_uint64), ("memory_limit", c_uint64),
+        ("pages_mapped", c_uint64), ("pages_unmapped", c_uint64), ("syncs", c_uint64),
+    ]
+
+
 def _candidates():
     env = os.environ.get("MEMLAKE_LIBRARY")
     if env:
@@ -101,6 +111,11 @@ _sigs = {
     "memlake_copy": (c_int, [_P, _P, _P, c_size_t, c_int, _P]),
     "memlake_copy_forget": (c_int, [_P, _P, c_size_t]),
     "memlake_get_copy_stats": (c_int, [_P, c_int, POINTER(CopyStats)]),
+    "memlake_content_id": (c_int, [_P, _P, c_size_t, c_int, c_char_p]),
+    "memlake_share": (c_int, [_P, _P, c_size_t, c_int, c_char_p, POINTER(_P)]),
+    "memlake_attach": (c_int, [_P, c_char_p, c_int, POINTER(_P), POINTER(c_size_t)]),
+    "memlake_unshare": (c_int, [_P, _P]),
+    "memlake_daemon_status": (c_size_t, [c_char_p, c_char_p, c_size_t]),
     "memlake_default": (_P, []),
     "memlake_default_init": (c_int, [_P]),
     "memlake_torch_malloc": (_P, [c_ssize_t, c_int, _P]),
@@ -109,6 +124,13 @@ _sigs = {
     "memlake_capture_begin": (c_int, [_P, c_int, _P, c_uint64]),
     "memlake_capture_end": (c_int, [_P, c_int, _P]),
     "memlake_graph_pool_release": (c_int, [_P, c_int, c_uint64]),
+    "memlake_vt_create": (c_int, [_P, c_int, c_size_t, c_size_t, POINTER(_P)]),
+    "memlake_vt_destroy": (None, [_P]),
+    "memlake_vt_map": (c_int, [_P, c_size_t, c_size_t, _P]),
+    "memlake_vt_unmap": (c_int, [_P, c_size_t, c_size_t, c_int, _P]),
+    "memlake_vt_set_memory_limit": (c_int, [_P, c_size_t]),
+    "memlake_vt_pages": (c_int, [_P, c_size_t, c_size_t, c_char_p]),
+    "memlake_vt_get_stats": (c_int, [_P, POINTER(VtStats)]),
 }
 for _name, (_res, _args) in _sigs.items():
     _f = getattr(lib, _name)

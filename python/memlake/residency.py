@@ -42,7 +42,10 @@ class _Stats(ctypes.Structure):
                 ("evictions", c_uint64), ("restores", c_uint64), ("bytes_evicted", c_uint64),
                 ("bytes_restored", c_uint64), ("bytes_discarded", c_uint64), ("evicted_now", c_uint64),
                 ("evicted_bytes_now", c_uint64), ("host_capacity", c_uint64), ("host_used", c_uint64),
-                ("last_sleep_seconds", c_double), ("last_wake_seconds", c_double)]
+                ("last_sleep_seconds", c_double), ("last_wake_seconds", c_double), ("leaving_now", c_uint64),
+                ("demotions", c_uint64), ("disk_used", c_uint64), ("disk_file", c_uint64),
+                ("disk_written", c_uint64), ("disk_read", c_uint64), ("disk_direct", ctypes.c_uint32),
+                ("reserved_", ctypes.c_uint32)]
 
 
 for _name, _res, _args in [
@@ -199,4 +202,4 @@ def host_tier(nbytes, device=0, allocator=None):
 def residency_stats(device=0, allocator=None):
     s = _Stats(struct_size=ctypes.sizeof(_Stats))
     _check(_lib.memlake_get_residency_stats(_handle(allocator), _device(device), ctypes.byref(s)))
-    return {k: getattr(s, k) for k, _ in _Stats._fields_ if k != "struct_size"}
+    return {k: getattr(s, k) for k, _ in _Stats._fields_ if k not in ("struct_size", "reserved_")}

@@ -41,7 +41,8 @@ import torch as _torch
 
 from . import Error, OutOfMemoryError as _MemlakeOOM, _check, _default, _lib, _native, configure
 
-__all__ = ["enable", "pool", "enabled", "oom_errors", "OutOfMemoryError", "is_oom"]
+__all__ = ["enable", "pool", "enabled", "oom_errors", "OutOfMemoryError", "is_oom", "tier", "share_weights",
+           "load_safetensors_shared"]
 
 _OOM_PREFIX = "memlake: CUDA out of memory"
 
@@ -222,3 +223,150 @@ def oom_errors():
 def stats(device=None):
     """memlake.stats() for the current CUDA device by default."""
     return _default().stats(_torch.cuda.current_device() if device is None else device)
+
+
+def tier(model, optimizer, budget=None, host=None, **kw):
+    """Trains past GPU memory: optimizer states leave the GPU between their
+    uses and come back ahead of them, planned from the first iteration
+    (memlake.tiering; docs/design/tiering.md). Needs enable() first.
+    Returns a memlake.tiering.Tiering (stats(), profile(), close())."""
+    from .tiering import tier as _tier
+    return _tier(model, optimizer, budget=budget, host=host, **kw)
+
+
+def __getattr__(name):
+    # memlake.torch.KVCache imports transformers on first use only.
+    if name == "KVCache":
+        from .kv_cache import KVCache
+        return KVCache
+    raise AttributeError(name)
+# ---- Weights shared between processes (the memory daemon, `memlake daemon`)
+
+_ALIGN = 512
+
+
+class SharedWeights:
+    """What share_weights returns: the shared buffer (id, nbytes, address) and the number of tensors moved into it."""
+
+    def __init__(self, buffer, tensors, first=None):
+        self.buffer, self.tensors = buffer, tensors
+        self.id, self.nbytes = buffer.id, buffer.nbytes
+
+    def __repr__(self):
+        return f"SharedWeights(id={self.id[:16]}..., nbytes={self.nbytes}, tensors={self.tensors})"
+
+
+def _layout(tensors):
+    off, out = 0, []
+    for t in tensors:
+        n = t.numel() * t.element_size()
+        out.append((t, off, n))
+        off = (off + n + _ALIGN - 1) // _ALIGN * _ALIGN
+    return out, max(off, 1)
+
+
+def _view(base, off, n, dtype, shape):
+    return base[off:off + n].view(dtype).view(shape)
+
+
+def share_weights(model, device=None, allocator=None):
+    """Moves every parameter of `model` (on one CUDA device) into one read-only
+    buffer shared through the memory daemon: processes with the same weights
+    keep one copy on the GPU. The parameters' values do not change; writing to
+    them faults (the CUDA context of the writing process is lost; nobody else's
+    memory changes). Returns SharedWeights.
+
+    The buffer's content id is a BLAKE2b hash of the packed bytes (computed on
+    the host over a copy through pinned memory). Its first publisher copies
+    them into the daemon's pages; later processes map those pages and free
+    their own copies."""
+    from . import daemon as _daemon
+
+    params, seen = [], set()
+    for p in model.parameters():
+        if p.data_ptr() in seen:
+            continue
+        seen.add(p.data_ptr())
+        params.append(p)
+    if not params:
+        raise ValueError("share_weights: the model has no parameters")
+    dev = params[0].device if device is None else _torch.device(device)
+    if dev.type != "cuda" or any(p.device != dev for p in params):
+        raise ValueError(f"share_weights: every parameter must be on one CUDA device ({dev})")
+    layout, total = _layout([p.data for p in params])
+    flat = _torch.empty(total, dtype=_torch.uint8, device=dev)
+    flat.zero_()  # the alignment gaps too: the id covers every byte
+    for t, off, n in layout:
+        flat[off:off + n].copy_(t.contiguous().view(-1).view(_torch.uint8))
+    _torch.cuda.synchronize(dev)
+    buf = _daemon.share(flat, total, device=dev.index or 0, allocator=allocator)
+    base = _torch.as_tensor(buf, device=dev)
+    with _torch.no_grad():
+        for p, (t, off, n) in zip(params, layout):
+            p.data = _view(base, off, n, t.dtype, t.shape)
+    del flat, base
+    _torch.cuda.synchronize(dev)
+    _torch.cuda.empty_cache()
+    return SharedWeights(buf, len(params), None)
+
+
+_ST_DTYPES = {"F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bfloat16", "I64": "int64",
+              "I32": "int32", "I16": "int16", "I8": "int8", "U8": "uint8", "BOOL": "bool"}
+
+
+def load_safetensors_shared(path, device="cuda", allocator=None):
+    """Loads a .safetensors file's tensors straight into pages shared through the
+    memory daemon and returns {name: tensor} (read-only, on `device`).
+
+    The file's data section is hashed on the host; when another process
+    published the same bytes they are mapped without copying, else they are
+    copied to the GPU once and published."""
+    import json as _json
+    import mmap
+    import struct
+
+    from . import UnavailableError, daemon as _daemon
+
+    dev = _torch.device(device)
+    if dev.index is None:
+        dev = _torch.device("cuda", _torch.cuda.current_device())
+    with open(path, "rb") as f:
+        m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    try:
+        if len(m) < 8:
+            raise ValueError(f"{path}: not a safetensors file")
+        (hlen,) = struct.unpack("<Q", m[:8])
+        if hlen > min(len(m) - 8, 100 << 20):
+            raise ValueError(f"{path}: header length {hlen} is implausible")
+        header = _json.loads(bytes(m[8:8 + hlen]))
+        data_off = 8 + hlen
+        n = len(m) - data_off
+        if n <= 0:
+            raise ValueError(f"{path}: no tensor data")
+        host = _torch.frombuffer(m, dtype=_torch.uint8, offset=data_off, count=n)
+        id = _daemon.content_id(host.data_ptr(), n, device=dev.index, allocator=allocator)
+        try:
+            buf = _daemon.attach(id, device=dev.index, allocator=allocator)
+        except UnavailableError:
+            staging = _torch.empty(n, dtype=_torch.uint8, device=dev)
+            staging.copy_(host)
+            _torch.cuda.synchronize(dev)
+            buf = _daemon.share(staging, n, device=dev.index, id=id, allocator=allocator)
+            del staging
+        del host
+    finally:
+        try:
+            m.close()
+        except BufferError:
+            pass
+    base = _torch.as_tensor(buf, device=dev)
+    out = {}
+    for name, meta in header.items():
+        if name == "__metadata__":
+            continue
+        dtype = getattr(_torch, _ST_DTYPES.get(meta.get("dtype"), ""), None)
+        a, b = meta["data_offsets"]
+        if dtype is None or not (0 <= a <= b <= n):
+            raise ValueError(f"{path}: tensor {name!r} has a bad dtype or offsets")
+        out[name] = base[a:b].view(dtype).view(meta["shape"])
+    return out

@@ -1,8 +1,13 @@
 #include "bench/residency_bench.h"
 
 #include <algorithm>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <tuple>
 
 #include "core/device_allocator.h"
 #include "core/error.h"
@@ -42,6 +47,31 @@ bool intact(prim::Backend& be, void* p, std::vector<unsigned char>& want, std::u
     if (std::memcmp(got.data(), want.data() + off, window) != 0) return false;
   }
   return true;
+}
+
+// Plain O_DIRECT file I/O of `bytes` from/to a pinned ring, in 64 MiB
+// requests: the disk's ceiling for the disk tier. Returns {write, read} GB/s.
+std::pair<double, double> plain_disk(const std::string& dir, unsigned char* ring, std::size_t ring_bytes, std::size_t bytes) {
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_DIRECT | O_CLOEXEC, 0600);
+  if (fd < 0) fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0) throw_error(Errc::driver, "bench residency: cannot create a file in " + dir + ": " + std::strerror(errno));
+  const std::size_t chunk = std::min<std::size_t>(std::size_t{64} << 20, ring_bytes);
+  auto io = [&](bool w) {
+    for (std::size_t off = 0; off < bytes; off += chunk) {
+      const std::size_t n = std::min(chunk, bytes - off);
+      unsigned char* b = ring + off % (ring_bytes / chunk * chunk);
+      const ssize_t r = w ? ::pwrite(fd, b, n, static_cast<off_t>(off)) : ::pread(fd, b, n, static_cast<off_t>(off));
+      if (r != static_cast<ssize_t>(n)) {
+        const int e = errno;
+        ::close(fd);
+        throw_error(Errc::driver, std::string("bench residency: plain file ") + (w ? "write" : "read") + " failed: " + std::strerror(e));
+      }
+    }
+  };
+  const double wr = static_cast<double>(bytes) / timed([&] { io(true); ::fdatasync(fd); }) / 1e9;
+  const double rd = static_cast<double>(bytes) / timed([&] { io(false); }) / 1e9;
+  ::close(fd);
+  return {wr, rd};
 }
 
 std::string short_size(std::size_t b) {
@@ -122,6 +152,20 @@ std::vector<ResidencySample> run_residency_bench(const ResidencyBenchConfig& cfg
                    }) / 1e9);
       in = 1 - in;
     }
+    if (!cfg.options.disk_tier.empty()) {
+      // set[1 - in] is evicted, in the host tier.
+      s.disk = true;
+      std::tie(s.plain_write, s.plain_read) = plain_disk(cfg.options.disk_tier, hx, ring, s.bytes);
+      s.demote = static_cast<double>(s.bytes) / timed([&] {
+                   for (void* p : set[1 - in]) dev.demote(p);
+                 }) / 1e9;
+      s.disk_direct = dev.residency_stats().disk_direct;
+      s.disk_restore = static_cast<double>(s.bytes) / timed([&] {
+                         for (void* p : set[1 - in]) dev.restore(p);
+                         be.synchronize_device();
+                       }) / 1e9;
+      for (void* p : set[1 - in]) dev.evict(p, residency::Mode::offload);
+    }
     for (void* p : set[1 - in]) dev.restore(p);
     be.synchronize_device();
     dev.settle(true);
@@ -157,6 +201,20 @@ std::string residency_table(const std::vector<ResidencySample>& v) {
                   s.verified ? "yes" : "NO");
     o += b;
   }
+  bool disk = false;
+  for (const auto& s : v) disk = disk || s.disk;
+  if (!disk) return o;
+  o += "\nthe disk tier (GB/s, once; plain: O_DIRECT file writes and reads of as many bytes from pinned memory)\n"
+       "size        plain write  demote (x)      plain read  restore from disk (x)  O_DIRECT\n";
+  for (const auto& s : v) {
+    char b[256];
+    std::snprintf(b, sizeof b, "%-11s %11s  %-14s  %10s  %-21s  %s\n", short_size(s.bytes).c_str(),
+                  fixed(s.plain_write, 2).c_str(), (fixed(s.demote, 2) + " (" + fixed(s.demote / s.plain_write, 2) + ")").c_str(),
+                  fixed(s.plain_read, 2).c_str(),
+                  (fixed(s.disk_restore, 2) + " (" + fixed(s.disk_restore / s.plain_read, 2) + ")").c_str(),
+                  s.disk_direct ? "yes" : "no");
+    o += b;
+  }
   return o;
 }
 
@@ -168,6 +226,10 @@ std::string residency_json(const std::vector<ResidencySample>& v) {
          ",\"plain_d2h_gbps\":" + fixed(s.plain_d2h, 3) + ",\"evict_gbps\":" + fixed(s.evict, 3) +
          ",\"plain_h2d_gbps\":" + fixed(s.plain_h2d, 3) + ",\"restore_gbps\":" + fixed(s.restore, 3) +
          ",\"plain_both_gbps\":" + fixed(s.plain_both, 3) + ",\"both_gbps\":" + fixed(s.both, 3) +
+         (s.disk ? ",\"plain_write_gbps\":" + fixed(s.plain_write, 3) + ",\"demote_gbps\":" + fixed(s.demote, 3) +
+                       ",\"plain_read_gbps\":" + fixed(s.plain_read, 3) + ",\"disk_restore_gbps\":" + fixed(s.disk_restore, 3) +
+                       ",\"disk_direct\":" + (s.disk_direct ? "true" : "false")
+                 : std::string()) +
          ",\"verified\":" + (s.verified ? "true" : "false") + "}";
   }
   return o + "]";

@@ -19,6 +19,12 @@ struct ResidencySample {
   // together (2 x bytes) per second.
   double plain_d2h = 0, plain_h2d = 0, plain_both = 0;  // pinned driver copies
   double evict = 0, restore = 0, both = 0;              // memlake's engine
+  // With a disk tier (options.disk_tier): demote (host tier -> disk) and
+  // restore from disk (disk -> host tier -> GPU), once each, against plain
+  // O_DIRECT writes and reads of as many bytes from pinned memory to a file
+  // in the same directory (the disk's ceiling).
+  bool disk = false, disk_direct = false;
+  double plain_write = 0, demote = 0, plain_read = 0, disk_restore = 0;
   bool verified = false;  // every allocation's sampled bytes intact after the round trips
 };
 

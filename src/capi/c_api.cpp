@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "core/device_allocator.h"
 #include "core/error.h"
 #include "core/fault_report.h"
@@ -22,6 +24,9 @@
 #include "io/copy_engine.h"
 #include "io/multipath.h"
 #include "obs/stats_server.h"
+#include "vt/virtual_tensor.h"
+#include "daemon/client.h"
+#include "daemon/daemon.h"
 
 using memlake::Errc;
 using memlake::Error;
@@ -97,7 +102,7 @@ struct memlake_allocator {
     auto it = devices.find(d);
     if (it != devices.end()) return *it->second;
     if (d < 0) memlake::throw_error(Errc::invalid_argument, "device " + std::to_string(d) + " is not a device ordinal");
-    auto dev = std::make_unique<DeviceAllocator>(d, opts);
+    auto dev = opts.daemon_pool ? pooled_device(d) : std::make_unique<DeviceAllocator>(d, opts);
     dev->set_tracer(tracer);
     DeviceAllocator& made = *devices.emplace(d, std::move(dev)).first->second;
     if (d < kPublished) by_ordinal[d].store(&made, std::memory_order_release);
@@ -108,6 +113,55 @@ struct memlake_allocator {
     std::lock_guard<std::mutex> g(mu);
     auto it = devices.find(d);
     return it == devices.end() ? nullptr : it->second.get();
+  }
+
+  // ---- memlaked (issue 22). Declared after the devices: destroyed first.
+  std::mutex daemon_mu;
+  std::shared_ptr<memlake::daemon::DaemonClient> daemon;
+  struct Shared {
+    int device;
+    memlake::daemon::SharedMapping m;
+  };
+  std::map<std::uintptr_t, Shared> shared;  // guarded by daemon_mu
+  memlake::daemon::DaemonClient& daemon_client() {
+    std::lock_guard<std::mutex> g(daemon_mu);
+    return daemon_client_locked();
+  }
+  memlake::daemon::DaemonClient& daemon_client_locked() {
+    if (!daemon) {
+      memlake::daemon::DaemonClient::Config c;
+      c.socket = opts.daemon_socket;
+      c.name = "pid " + std::to_string(::getpid());
+      c.min = opts.daemon_pool_min;
+      c.max = opts.daemon_pool_max;
+      daemon = std::make_shared<memlake::daemon::DaemonClient>(c);
+    }
+    return *daemon;
+  }
+  // A device whose physical pages come from the daemon's pool; the daemon's
+  // trim requests empty this allocator's caches.
+  std::unique_ptr<DeviceAllocator> pooled_device(int d) {
+    memlake::prim::BackendConfig bc;
+    bc.kind = opts.backend;
+    bc.device = d;
+    bc.granularity = opts.granularity;
+    bc.host_memory_limit = opts.host_memory_limit;
+    std::shared_ptr<memlake::daemon::DaemonClient> client;
+    bool first = false;
+    {
+      std::lock_guard<std::mutex> g(daemon_mu);
+      first = !daemon;
+      daemon_client_locked();
+      client = daemon;
+    }
+    auto backend = std::make_unique<memlake::daemon::DaemonPoolBackend>(memlake::prim::make_backend(bc), client);
+    if (first) {
+      client->listen([this](std::uint64_t) {
+        for (int i = 0; i < kPublished; ++i)
+          if (DeviceAllocator* dev = published(i)) dev->empty_cache();
+      });
+    }
+    return std::make_unique<DeviceAllocator>(std::move(backend), opts);
   }
 
  private:
@@ -292,6 +346,17 @@ memlake_status memlake_create(const memlake_options* opts, memlake_allocator** o
 void memlake_destroy(memlake_allocator* a) {
   if (!a) return;
   if (a->opts.stats_server) unserve_stats(a);
+  if (a->daemon) {
+    a->daemon->stop_listening();  // its thread calls into the devices
+    std::lock_guard<std::mutex> g(a->daemon_mu);
+    for (auto& [va, s] : a->shared) {
+      try {
+        memlake::daemon::unshare(*a->daemon, a->device(s.device).backend(), s.m);
+      } catch (...) {
+      }
+    }
+    a->shared.clear();
+  }
   delete a;
 }
 
@@ -379,6 +444,80 @@ size_t memlake_stats_json(memlake_allocator* a, char* buf, size_t len) {
     j += std::string(",\"trace\":{\"write_failed\":") + (a->tracer->write_failed() ? "true" : "false") +
          ",\"events_lost\":" + std::to_string(a->tracer->events_lost()) + "}";
   j += "}";
+  if (buf && len) {
+    std::size_t n = std::min(len - 1, j.size());
+    std::memcpy(buf, j.data(), n);
+    buf[n] = '\0';
+  }
+  return j.size();
+}
+
+namespace {
+memlake::daemon::Digest parse_id(const char* hex) {
+  memlake::daemon::Digest d{};
+  if (!memlake::daemon::from_hex(hex, &d))
+    memlake::throw_error(Errc::invalid_argument, "a content id is 64 hexadecimal digits");
+  return d;
+}
+}  // namespace
+
+memlake_status memlake_content_id(memlake_allocator* a, const void* ptr, size_t nbytes, int device, char id_hex[65]) {
+  if (!a || !ptr || !id_hex) return null_arg("allocator, ptr or id_hex");
+  return guarded([&] {
+    auto& b = a->device(device).backend();
+    const auto d = b.pointer_kind(ptr) == memlake::prim::Backend::PointerKind::device
+                       ? memlake::daemon::content_id_device(b, reinterpret_cast<std::uintptr_t>(ptr), nbytes)
+                       : memlake::daemon::content_id(ptr, nbytes);  // host bytes (a file being loaded)
+    std::memcpy(id_hex, memlake::daemon::to_hex(d).c_str(), 65);
+  });
+}
+
+memlake_status memlake_share(memlake_allocator* a, const void* ptr, size_t nbytes, int device, const char* id_hex,
+                             void** shared) {
+  if (!a || !ptr || !shared) return null_arg("allocator, ptr or shared");
+  *shared = nullptr;
+  return guarded([&] {
+    std::optional<memlake::daemon::Digest> id;
+    if (id_hex) id = parse_id(id_hex);
+    auto& backend = a->device(device).backend();
+    auto& client = a->daemon_client();
+    auto m = memlake::daemon::share(client, backend, reinterpret_cast<std::uintptr_t>(ptr), nbytes, id ? &*id : nullptr);
+    std::lock_guard<std::mutex> g(a->daemon_mu);
+    a->shared[m.va] = {device, m};
+    *shared = reinterpret_cast<void*>(m.va);
+  });
+}
+
+memlake_status memlake_attach(memlake_allocator* a, const char* id_hex, int device, void** shared, size_t* nbytes) {
+  if (!a || !id_hex || !shared) return null_arg("allocator, id_hex or shared");
+  *shared = nullptr;
+  return guarded([&] {
+    const auto id = parse_id(id_hex);
+    auto m = memlake::daemon::attach(a->daemon_client(), a->device(device).backend(), id);
+    std::lock_guard<std::mutex> g(a->daemon_mu);
+    a->shared[m.va] = {device, m};
+    *shared = reinterpret_cast<void*>(m.va);
+    if (nbytes) *nbytes = m.bytes;
+  });
+}
+
+memlake_status memlake_unshare(memlake_allocator* a, void* shared) {
+  if (!a || !shared) return null_arg("allocator or shared");
+  return guarded([&] {
+    std::lock_guard<std::mutex> g(a->daemon_mu);
+    auto it = a->shared.find(reinterpret_cast<std::uintptr_t>(shared));
+    if (it == a->shared.end())
+      memlake::throw_error(Errc::invalid_argument, "memlake_unshare: " + memlake::hex_ptr(reinterpret_cast<std::uintptr_t>(shared)) +
+                                                       " is not a pointer memlake_share or memlake_attach returned");
+    memlake_allocator::Shared s = it->second;
+    a->shared.erase(it);
+    memlake::daemon::unshare(*a->daemon, a->device(s.device).backend(), s.m);
+  });
+}
+
+size_t memlake_daemon_status(const char* socket, char* buf, size_t len) {
+  std::string j;
+  if (guarded([&] { j = memlake::daemon::daemon_status(socket ? socket : ""); }) != MEMLAKE_OK) return 0;
   if (buf && len) {
     std::size_t n = std::min(len - 1, j.size());
     std::memcpy(buf, j.data(), n);
@@ -615,12 +754,11 @@ memlake_status memlake_host_tier_reserve(memlake_allocator* a, int device, size_
 
 memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, memlake_residency_stats* out) {
   if (!a || !out) return null_arg("allocator or stats");
-  if (out->struct_size < sizeof(memlake_residency_stats)) return size_unset("memlake_residency_stats");
+  if (out->struct_size < offsetof(memlake_residency_stats, leaving_now)) return size_unset("memlake_residency_stats");
   return guarded([&] {
     memlake::residency::ResidencyStats s;
     if (DeviceAllocator* d = a->existing(device)) s = d->residency_stats();
-    const uint32_t size = out->struct_size;
-    *out = memlake_residency_stats{size,
+    const memlake_residency_stats c{static_cast<uint32_t>(sizeof(memlake_residency_stats)),
                                    s.asleep,
                                    s.sleeps,
                                    s.wakes,
@@ -634,7 +772,98 @@ memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, mem
                                    s.host_capacity,
                                    s.host_used,
                                    s.last_sleep_s,
-                                   s.last_wake_s};
+                                   s.last_wake_s,
+                                   s.leaving_now,
+                                   s.demotions,
+                                   s.disk_used,
+                                   s.disk_file,
+                                   s.disk_written,
+                                   s.disk_read,
+                                   s.disk_direct ? 1u : 0u,
+                                   0u};
+    const uint32_t size = out->struct_size;  // an older caller's struct: the fields it has
+    std::memcpy(out, &c, std::min<std::size_t>(size, sizeof c));
+    out->struct_size = size;
+  });
+}
+
+// ---- Virtual tensors (src/vt). A tensor uses its allocator's backend for
+// the device: destroy tensors before their allocator.
+struct memlake_vt {
+  memlake::prim::Backend* be;
+  std::unique_ptr<memlake::vt::VirtualTensor> t;
+};
+
+memlake_status memlake_vt_create(memlake_allocator* a, int device, size_t bytes, size_t memory_limit, memlake_vt** out) {
+  if (!a || !out) return null_arg("allocator or out");
+  *out = nullptr;
+  return guarded([&] {
+    auto v = std::make_unique<memlake_vt>();
+    v->be = &a->device(device).backend();
+    v->t = std::make_unique<memlake::vt::VirtualTensor>(*v->be, bytes, memory_limit);
+    *out = v.release();
+  });
+}
+
+void memlake_vt_destroy(memlake_vt* vt) {
+  if (!vt) return;
+  try {
+    vt->be->synchronize_device();
+  } catch (...) {
+  }
+  delete vt;
+}
+
+memlake_status memlake_vt_map(memlake_vt* vt, size_t first, size_t count, void* stream) {
+  if (!vt) return null_arg("vt");
+  return guarded([&] { vt->t->map(first, count, stream); });
+}
+
+memlake_status memlake_vt_unmap(memlake_vt* vt, size_t first, size_t count, int backing, void* stream) {
+  if (!vt) return null_arg("vt");
+  return guarded([&] {
+    if (backing != MEMLAKE_VT_ZERO && backing != MEMLAKE_VT_SINK)
+      memlake::throw_error(Errc::invalid_argument, "memlake_vt_unmap: backing " + std::to_string(backing) +
+                                                       " is neither MEMLAKE_VT_ZERO nor MEMLAKE_VT_SINK");
+    vt->t->unmap(first, count, static_cast<memlake::vt::PageState>(backing), stream);
+  });
+}
+
+memlake_status memlake_vt_set_memory_limit(memlake_vt* vt, size_t bytes) {
+  if (!vt) return null_arg("vt");
+  return guarded([&] { vt->t->set_memory_limit(bytes); });
+}
+
+memlake_status memlake_vt_pages(memlake_vt* vt, size_t first, size_t count, uint8_t* out) {
+  if (!vt || (!out && count)) return null_arg("vt or out");
+  return guarded([&] {
+    if (first > vt->t->pages() || count > vt->t->pages() - first) vt->t->state(vt->t->pages());  // throws, naming the range
+    for (size_t i = 0; i < count; ++i) out[i] = static_cast<uint8_t>(vt->t->state(first + i));
+  });
+}
+
+memlake_status memlake_vt_get_stats(memlake_vt* vt, memlake_vt_stats* stats) {
+  if (!vt || !stats) return null_arg("vt or stats");
+  if (stats->struct_size == 0) return size_unset("memlake_vt_stats");
+  return guarded([&] {
+    const memlake::vt::VirtualTensorStats s = vt->t->stats();
+    memlake_vt_stats c{};
+    c.struct_size = stats->struct_size;
+    c.base = vt->t->base();
+    c.bytes = s.bytes;
+    c.page_size = s.page_size;
+    c.pages = s.pages;
+    c.private_pages = s.private_pages;
+    c.zero_pages = s.zero_pages;
+    c.sink_pages = s.sink_pages;
+    c.hole_pages = s.hole_pages;
+    c.physical_bytes = s.physical_bytes;
+    c.physical_peak = s.physical_peak;
+    c.memory_limit = s.memory_limit;
+    c.pages_mapped = s.pages_mapped;
+    c.pages_unmapped = s.pages_unmapped;
+    c.syncs = s.syncs;
+    std::memcpy(stats, &c, std::min<size_t>(stats->struct_size, sizeof c));
   });
 }
 

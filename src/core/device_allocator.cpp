@@ -64,7 +64,15 @@ void* DeviceAllocator::alloc(std::size_t size, prim::Stream stream) {
     if (GraphPool* gp = capture_pool(stream)) return pool_alloc(*gp, size, stream);
   AllocInfo info;
   try {
-    void* p = alloc_.alloc(size, stream, &info, current_label());
+    void* p;
+    try {
+      p = alloc_.alloc(size, stream, &info, current_label());
+    } catch (const Error& e) {
+      // Pages of evictions still copying out come back once their copies
+      // complete: wait for them, then try once more.
+      if (e.code() != Errc::out_of_memory || !res_.leaving() || res_.settle(true) == 0) throw;
+      p = alloc_.alloc(size, stream, &info, current_label());
+    }
     rec_.on_alloc(size, info, alloc_.gauges());
     if (tracer_ && p) tracer_->allocated(p, size, stream);
     return p;
@@ -340,7 +348,8 @@ Stats DeviceAllocator::stats() const {
   const residency::ResidencyStats r = res_.stats();
   s.residency = Stats::Residency{r.sleeps,       r.wakes,         r.evictions,     r.restores,
                                  r.bytes_evicted, r.bytes_restored, r.evicted_now,   r.evicted_bytes_now,
-                                 r.host_capacity, r.host_used,      r.asleep};
+                                 r.host_capacity, r.host_used,      r.demotions,     r.disk_used,
+                                 r.disk_written,  r.disk_read,      r.asleep};
   return s;
 }
 

@@ -41,6 +41,10 @@ struct Options {
   std::size_t disk_tier_limit = 0;       // residency: most bytes on disk (0 = what the disk holds)
   std::string copy_topology;             // multi-path copies: "" = direct only, "measure", a described topology or @FILE
   bool stats_server = false;             // serve live stats on a Unix socket
+  std::string daemon_socket;             // memlaked's socket for share/attach ("" = the default path)
+  bool daemon_pool = false;              // physical pages come from memlaked's pool
+  std::size_t daemon_pool_min = 0;       // pool quota asked: guaranteed bytes (0 = the policy's)
+  std::size_t daemon_pool_max = 0;       // pool quota asked: burst bytes (0 = the policy's)
   bool shim = true;                      // LD_PRELOAD shim routes allocations to memlake
   enum class CaptureCheck { hooks, query, off };
   CaptureCheck capture_check = CaptureCheck::hooks;  // how memlake_torch_malloc learns of CUDA graph capture

@@ -53,6 +53,8 @@ struct Stats {
     std::uint64_t bytes_evicted = 0, bytes_restored = 0;  // in all, since start
     std::uint64_t evicted_now = 0, evicted_bytes_now = 0;  // allocations (bytes) off the GPU now
     std::uint64_t host_tier_bytes = 0, host_tier_used = 0;  // pinned host tier
+    std::uint64_t demotions = 0, disk_tier_used = 0;       // disk tier: moves to it, bytes held
+    std::uint64_t disk_written = 0, disk_read = 0;         // bytes through the disk tier
     bool asleep = false;
   } residency;
 };

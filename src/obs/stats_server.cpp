@@ -127,6 +127,12 @@ std::string render_prometheus(int pid, const std::vector<core::Stats>& s) {
        [](const core::Stats& x) { return x.residency.bytes_restored; }, 0},
       {"memlake_sleeps_total", "Sleeps", "counter", [](const core::Stats& x) { return x.residency.sleeps; }, 0},
       {"memlake_wakes_total", "Wakes", "counter", [](const core::Stats& x) { return x.residency.wakes; }, 0},
+      {"memlake_disk_tier_bytes", "Bytes held in the residency engine's disk tier", "gauge",
+       [](const core::Stats& x) { return x.residency.disk_tier_used; }, 0},
+      {"memlake_disk_tier_written_bytes_total", "Bytes written to the disk tier", "counter",
+       [](const core::Stats& x) { return x.residency.disk_written; }, 0},
+      {"memlake_disk_tier_read_bytes_total", "Bytes read back from the disk tier", "counter",
+       [](const core::Stats& x) { return x.residency.disk_read; }, 0},
   };
   auto labels = [pid](const core::Stats& x) {
     return "{pid=\"" + std::to_string(pid) + "\",device=\"" + std::to_string(x.device) + "\",backend=\"" + x.backend + "\"} ";

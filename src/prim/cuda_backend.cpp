@@ -25,6 +25,9 @@ struct Driver {
 #include "prim/cuda_functions.inc"
 #undef MEMLAKE_CU_FN
 #undef MEMLAKE_CU_FN_SYM
+  // Optional (sharing between processes): null where the driver lacks them.
+  decltype(&::cuMemExportToShareableHandle) cuMemExportToShareableHandle = nullptr;
+  decltype(&::cuMemImportFromShareableHandle) cuMemImportFromShareableHandle = nullptr;
   void* lib = nullptr;
   std::string error;  // why the driver is unusable; empty if usable
 };
@@ -52,6 +55,10 @@ Driver& driver() {
 #undef MEMLAKE_CU_FN
 #undef MEMLAKE_CU_FN_SYM
     if (!ok) return;
+    d.cuMemExportToShareableHandle =
+        reinterpret_cast<decltype(&::cuMemExportToShareableHandle)>(dlsym(d.lib, "cuMemExportToShareableHandle"));
+    d.cuMemImportFromShareableHandle =
+        reinterpret_cast<decltype(&::cuMemImportFromShareableHandle)>(dlsym(d.lib, "cuMemImportFromShareableHandle"));
     CUresult r = d.cuInit(0);
     if (r != CUDA_SUCCESS) {
       const char* name = nullptr;
@@ -137,6 +144,33 @@ class CudaBackend final : public Backend {
     Ctx c(this);
     CUmemGenericAllocationHandle h = 0;
     check(driver().cuMemCreate(&h, size, &prop_, 0), "cuMemCreate", std::to_string(size));
+    return static_cast<PhysHandle>(h);
+  }
+  PhysHandle create_shareable(std::size_t size) override {
+    Ctx c(this);
+    CUmemAllocationProp p = prop_;
+    p.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    CUmemGenericAllocationHandle h = 0;
+    check(driver().cuMemCreate(&h, size, &p, 0), "cuMemCreate", std::to_string(size) + ", shareable");
+    return static_cast<PhysHandle>(h);
+  }
+  int export_fd(PhysHandle h, bool) override {
+    if (!driver().cuMemExportToShareableHandle)
+      throw_error(Errc::unavailable, "cuda backend: the driver lacks cuMemExportToShareableHandle");
+    Ctx c(this);
+    int fd = -1;
+    check(driver().cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+          "cuMemExportToShareableHandle");
+    return fd;
+  }
+  PhysHandle import_fd(int fd, std::size_t) override {
+    if (!driver().cuMemImportFromShareableHandle)
+      throw_error(Errc::unavailable, "cuda backend: the driver lacks cuMemImportFromShareableHandle");
+    Ctx c(this);
+    CUmemGenericAllocationHandle h = 0;
+    check(driver().cuMemImportFromShareableHandle(&h, reinterpret_cast<void*>(static_cast<std::intptr_t>(fd)),
+                                                  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+          "cuMemImportFromShareableHandle");
     return static_cast<PhysHandle>(h);
   }
   void release(PhysHandle h) override {

@@ -65,6 +65,9 @@ class ForwardingBackend : public Backend {
   }
   void write(std::uintptr_t dst, const void* src, std::size_t n) override { inner_->write(dst, src, n); }
   void read(void* dst, std::uintptr_t src, std::size_t n) override { inner_->read(dst, src, n); }
+  PhysHandle create_shareable(std::size_t size) override;  // counted as create
+  int export_fd(PhysHandle h, bool read_only) override { return inner_->export_fd(h, read_only); }
+  PhysHandle import_fd(int fd, std::size_t size) override;  // counted as create
 
  protected:
   // Called before and after (when it returned normally) each counted

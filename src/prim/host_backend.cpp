@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -62,6 +63,8 @@ HostBackend::~HostBackend() {
   }
   // Unmap whatever the user left behind so the process does not keep it.
   for (auto& [va, size] : reservations_) munmap(reinterpret_cast<void*>(va), size);
+  for (auto& [h, rec] : handles_)
+    if (rec.fd >= 0) close(rec.fd);
   if (fd_ >= 0) close(fd_);
 }
 
@@ -155,10 +158,69 @@ PhysHandle HostBackend::create(std::size_t size) {
 void HostBackend::maybe_drop(PhysHandle h) {
   auto it = handles_.find(h);
   if (it->second.released && it->second.maps == 0) {
-    free_extent(it->second.offset, it->second.size);
-    live_bytes_ -= it->second.size;
+    if (it->second.fd >= 0) ::close(it->second.fd);  // the pages live on while another process holds them
+    else free_extent(it->second.offset, it->second.size);
+    if (it->second.counted) live_bytes_ -= it->second.size;
     handles_.erase(it);
   }
+}
+
+PhysHandle HostBackend::create_shareable(std::size_t size) {
+  check_aligned("create_shareable", 0, size);
+  std::lock_guard<std::mutex> g(mu_);
+  if (limit_ && live_bytes_ + size > limit_)
+    throw_error(Errc::out_of_memory, "host backend: creating " + format_bytes(size) +
+                                         " would exceed the host memory limit of " + format_bytes(limit_));
+  const int fd = static_cast<int>(memfd_create("memlake-shared", MFD_CLOEXEC));
+  if (fd < 0) sys_fail("memfd_create");
+  if (ftruncate(fd, static_cast<off_t>(size)) != 0) {
+    const int e = errno;
+    ::close(fd);
+    errno = e;
+    sys_fail("ftruncate");
+  }
+  PhysHandle h = next_handle_++;
+  Handle rec{0, size};
+  rec.fd = fd;
+  handles_[h] = rec;
+  live_bytes_ += size;
+  return h;
+}
+
+int HostBackend::export_fd(PhysHandle h, bool read_only) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = handles_.find(h);
+  if (it == handles_.end() || it->second.released) misuse("export_fd: unknown or released handle " + std::to_string(h));
+  if (it->second.fd < 0) misuse("export_fd: handle " + std::to_string(h) + " was not created shareable");
+  int fd = -1;
+  if (read_only) {
+    const std::string proc = "/proc/self/fd/" + std::to_string(it->second.fd);
+    fd = ::open(proc.c_str(), O_RDONLY | O_CLOEXEC);
+  } else {
+    fd = ::fcntl(it->second.fd, F_DUPFD_CLOEXEC, 0);
+  }
+  if (fd < 0) sys_fail("export_fd");
+  return fd;
+}
+
+PhysHandle HostBackend::import_fd(int fd, std::size_t size) {
+  check_aligned("import_fd", 0, size);
+  struct stat st{};
+  if (fd < 0 || ::fstat(fd, &st) != 0) misuse("import_fd: " + std::to_string(fd) + " is not an open file descriptor");
+  if (!S_ISREG(st.st_mode) || static_cast<std::size_t>(st.st_size) != size)
+    misuse("import_fd: the descriptor holds " + std::to_string(st.st_size) + " bytes, not the " + std::to_string(size) +
+           " expected");
+  const int flags = ::fcntl(fd, F_GETFL);
+  const int own = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (flags < 0 || own < 0) sys_fail("import_fd");
+  std::lock_guard<std::mutex> g(mu_);
+  PhysHandle h = next_handle_++;
+  Handle rec{0, size};
+  rec.fd = own;
+  rec.read_only = (flags & O_ACCMODE) == O_RDONLY;
+  rec.counted = false;
+  handles_[h] = rec;
+  return h;
 }
 
 void HostBackend::release(PhysHandle h) {
@@ -184,7 +246,8 @@ void HostBackend::map(std::uintptr_t va, std::size_t size, PhysHandle h) {
   if ((m != mappings_.end() && m->first < va + size) ||
       (m != mappings_.begin() && std::prev(m)->first + std::prev(m)->second.size > va))
     misuse("map(" + hex_ptr(va) + "): range is already mapped");
-  void* p = mmap(reinterpret_cast<void*>(va), size, PROT_NONE, MAP_SHARED | MAP_FIXED, fd_,
+  const int file = hit->second.fd >= 0 ? hit->second.fd : fd_;
+  void* p = mmap(reinterpret_cast<void*>(va), size, PROT_NONE, MAP_SHARED | MAP_FIXED, file,
                  static_cast<off_t>(hit->second.offset));
   if (p == MAP_FAILED) sys_fail("mmap(map)");
   mappings_[va] = Mapping{size, h, Access::none};
@@ -223,6 +286,10 @@ void HostBackend::set_access(std::uintptr_t va, std::size_t size, Access a) {
   check_aligned("set_access", va, size);
   std::lock_guard<std::mutex> g(mu_);
   if (!covered(va, size, Access::none)) misuse("set_access(" + hex_ptr(va) + "): range is not fully mapped");
+  if (a == Access::read_write)
+    for (auto m = mappings_.find(va); m != mappings_.end() && m->first < va + size; ++m)
+      if (handles_[m->second.handle].read_only)
+        misuse("set_access(" + hex_ptr(va) + "): read-write access to memory shared read-only");
   if (mprotect(reinterpret_cast<void*>(va), size, access_prot(a)) != 0) sys_fail("mprotect");
   for (auto m = mappings_.find(va); m != mappings_.end() && m->first < va + size; ++m) m->second.access = a;
 }

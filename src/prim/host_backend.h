@@ -74,6 +74,12 @@ class HostBackend final : public Backend {
 
   void write(std::uintptr_t dst, const void* src, std::size_t n) override;
   void read(void* dst, std::uintptr_t src, std::size_t n) override;
+  // A shareable handle is a memfd of its own (not an extent of the arena);
+  // read-only exports are the memfd reopened O_RDONLY through /proc, so a
+  // process given one cannot map it writable (mprotect fails: EACCES).
+  PhysHandle create_shareable(std::size_t size) override;
+  int export_fd(PhysHandle h, bool read_only) override;
+  PhysHandle import_fd(int fd, std::size_t size) override;
 
   // Device lag, for replays (see the top): 0 (the default) = work completes at once.
   void set_lag(std::uint64_t lag);
@@ -92,6 +98,9 @@ class HostBackend final : public Backend {
     std::size_t offset, size;
     int maps = 0;
     bool released = false;
+    int fd = -1;             // its own file (shareable or imported); -1: an extent of fd_
+    bool read_only = false;  // fd is open O_RDONLY
+    bool counted = true;     // counts against limit_ (imported memory is someone else's)
   };
   struct Mapping {
     std::size_t size;

@@ -34,6 +34,16 @@ std::unique_ptr<Backend> make_backend(const BackendConfig& cfg) {
   throw_error(Errc::invalid_argument, "unknown backend '" + cfg.kind + "' (expected 'cuda' or 'host')");
 }
 
+PhysHandle Backend::create_shareable(std::size_t) {
+  throw_error(Errc::unavailable, "the " + name() + " backend cannot create memory shared between processes");
+}
+int Backend::export_fd(PhysHandle, bool) {
+  throw_error(Errc::unavailable, "the " + name() + " backend cannot export memory to another process");
+}
+PhysHandle Backend::import_fd(int, std::size_t) {
+  throw_error(Errc::unavailable, "the " + name() + " backend cannot import memory of another process");
+}
+
 // ---- ForwardingBackend -------------------------------------------------
 
 template <class F>
@@ -57,6 +67,12 @@ void ForwardingBackend::free_reservation(std::uintptr_t va, std::size_t size) {
 }
 PhysHandle ForwardingBackend::create(std::size_t size) {
   return counted(Op::create, [&] { return inner_->create(size); });
+}
+PhysHandle ForwardingBackend::create_shareable(std::size_t size) {
+  return counted(Op::create, [&] { return inner_->create_shareable(size); });
+}
+PhysHandle ForwardingBackend::import_fd(int fd, std::size_t size) {
+  return counted(Op::create, [&] { return inner_->import_fd(fd, size); });
 }
 void ForwardingBackend::release(PhysHandle h) {
   counted(Op::release, [&] { inner_->release(h); });

@@ -138,6 +138,23 @@ class Backend {
   // device virtual memory. Used by tests and tools, not by the allocator.
   virtual void write(std::uintptr_t dst, const void* src, std::size_t n) = 0;
   virtual void read(void* dst, std::uintptr_t src, std::size_t n) = 0;
+
+  // ---- Sharing between processes (POSIX file descriptors)
+  // create_shareable() is create() for memory another process may map: the
+  // cuda backend asks for CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR (a plain
+  // create()'s handle cannot be exported), the host backend gives the handle
+  // its own memfd. export_fd() returns a new descriptor the caller owns
+  // (passed on with SCM_RIGHTS); `read_only` asks for one that cannot be
+  // mapped writable (host: the memfd reopened O_RDONLY, enforced by the
+  // kernel; cuda: not expressible, the importer's set_access decides).
+  // import_fd() makes a handle of `size` bytes (the size it was created
+  // with) from such a descriptor without taking it; release() it as any
+  // other. A handle imported from a read-only descriptor refuses
+  // set_access(read_write) with Errc::invalid_argument. Backends that cannot
+  // share throw Errc::unavailable.
+  virtual PhysHandle create_shareable(std::size_t size);
+  virtual int export_fd(PhysHandle h, bool read_only);
+  virtual PhysHandle import_fd(int fd, std::size_t size);
 };
 
 struct BackendConfig {

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <exception>
+#include <thread>
 
 #include "core/error.h"
 
@@ -105,10 +107,10 @@ void DiskTier::grow(std::size_t at_least) {
   size_ += want;
 }
 
-void DiskTier::io(bool write, void* buf, std::size_t n, std::size_t off) {
+void DiskTier::io(bool write, void* buf, std::size_t n, std::size_t off, std::atomic<std::size_t>* progress) {
   std::size_t done = 0;
   while (done < n) {
-    const std::size_t len = std::min<std::size_t>(n - done, std::size_t{1} << 30);
+    const std::size_t len = std::min<std::size_t>(n - done, kChunk);
     const ssize_t r = write ? ops_->pwrite(fd_, static_cast<char*>(buf) + done, len, static_cast<off_t>(off + done))
                             : ops_->pread(fd_, static_cast<char*>(buf) + done, len, static_cast<off_t>(off + done));
     if (r < 0 && errno == EINTR) continue;
@@ -120,7 +122,50 @@ void DiskTier::io(bool write, void* buf, std::size_t n, std::size_t off) {
                       (r < 0 ? std::strerror(e) : "end of file (the file was truncated)"));
     }
     done += static_cast<std::size_t>(r);
+    if (progress) progress->store(done, std::memory_order_release);
   }
+}
+
+std::uint32_t DiskTier::io_with_crc(bool write, void* buf, std::size_t bytes, std::size_t n, std::size_t off) {
+  if (bytes <= kChunk) {  // one request: nothing to overlap
+    if (write) {
+      const std::uint32_t c = crc32c(buf, n);
+      io(true, buf, bytes, off);
+      return c;
+    }
+    io(false, buf, bytes, off);
+    return crc32c(buf, n);
+  }
+  std::atomic<std::size_t> done{0};
+  std::exception_ptr err;
+  std::thread t([&] {
+    try {
+      io(write, buf, bytes, off, &done);
+    } catch (...) {
+      err = std::current_exception();
+    }
+    done.store(SIZE_MAX, std::memory_order_release);  // finished (or failed)
+  });
+  std::uint32_t c = 0;
+  const auto* p = static_cast<const unsigned char*>(buf);
+  for (std::size_t at = 0; at < n;) {
+    std::size_t upto = n;
+    if (!write) {  // only what has arrived
+      const std::size_t d = done.load(std::memory_order_acquire);
+      if (d == SIZE_MAX && err) break;
+      upto = std::min(n, d);
+      if (upto <= at) {
+        std::this_thread::yield();
+        continue;
+      }
+    }
+    const std::size_t len = std::min(upto - at, kChunk);
+    c = crc32c(p + at, len, c);
+    at += len;
+  }
+  t.join();
+  if (err) std::rethrow_exception(err);
+  return c;
 }
 
 DiskTier::Extent DiskTier::write(const void* buf, std::size_t n) {
@@ -131,9 +176,9 @@ DiskTier::Extent DiskTier::write(const void* buf, std::size_t n) {
     grow(bytes);
     off = free_.take(bytes);
   }
-  Extent e{*off, bytes, n, crc32c(buf, n)};
+  Extent e{*off, bytes, n, 0};
   try {
-    io(true, const_cast<void*>(buf), bytes, e.offset);
+    e.crc = io_with_crc(true, const_cast<void*>(buf), bytes, n, e.offset);
   } catch (...) {
     free_.give(e.offset, e.bytes);
     throw;
@@ -146,9 +191,8 @@ DiskTier::Extent DiskTier::write(const void* buf, std::size_t n) {
 void DiskTier::read(const Extent& e, void* buf) {
   if (fd_ < 0 || e.offset + e.bytes > size_ || e.n > e.bytes)
     throw_error(Errc::internal, "disk tier: read of an extent it never wrote");
-  io(false, buf, e.bytes, e.offset);
+  const std::uint32_t got = io_with_crc(false, buf, e.bytes, e.n, e.offset);
   read_ += e.bytes;
-  const std::uint32_t got = crc32c(buf, e.n);
   if (got != e.crc)
     throw_error(Errc::driver, "disk tier: checksum mismatch in " + format_bytes(e.n) + " at offset " +
                                   std::to_string(e.offset) + " in " + dir_ + " (the file was corrupted): not restored");

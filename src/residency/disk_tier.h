@@ -15,6 +15,7 @@
 // engine's caller serialises.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -69,7 +70,14 @@ class DiskTier {
  private:
   void open_file();
   void grow(std::size_t at_least);
-  void io(bool write, void* buf, std::size_t n, std::size_t off);
+  // Moves n bytes in requests of kChunk; `progress` (when set) gets the
+  // bytes done so far after each request.
+  void io(bool write, void* buf, std::size_t n, std::size_t off, std::atomic<std::size_t>* progress = nullptr);
+  // Runs the file I/O on a second thread while this one computes the
+  // checksum of the bytes (written: all of them at once; read: as far as
+  // they have arrived), so the checksum costs no time beside the disk.
+  std::uint32_t io_with_crc(bool write, void* buf, std::size_t bytes, std::size_t n, std::size_t off);
+  static constexpr std::size_t kChunk = std::size_t{64} << 20;
 
   std::string dir_;
   std::size_t limit_;

@@ -390,6 +390,7 @@ void Residency::evict(void* ptr, Mode mode, bool wait) {
   e.bytes = r.requested;
   e.leaving = done;
   ++leaving_;
+  order_.push_back(r.ptr);
   if (!wait) return;
   try {
     be_.wait_event(done);
@@ -438,17 +439,28 @@ void Residency::cancel_eviction(std::uintptr_t ptr) {
 }
 
 std::size_t Residency::settle(bool wait) {
-  if (!leaving_) return 0;
+  if (!leaving_) {
+    order_.clear();
+    return 0;
+  }
+  // In the order the evictions were queued: their copies complete in that
+  // order on the D2H stream, so each unmap runs while later copies still
+  // move bytes. Without waiting, it stops at the first copy still running.
   std::size_t n = 0;
-  for (auto it = entries_.begin(); it != entries_.end();) {
-    auto cur = it++;  // finishing may erase cur
-    Entry& e = cur->second;
-    if (!e.leaving) continue;
-    if (wait)
-      be_.wait_event(e.leaving);
-    else if (!be_.query_event(e.leaving))
+  while (!order_.empty()) {
+    const std::uintptr_t ptr = order_.front();
+    auto it = entries_.find(ptr);
+    if (it == entries_.end() || !it->second.leaving) {  // restored (cancelled) or freed since
+      order_.pop_front();
       continue;
-    finish_eviction(cur->first, e);
+    }
+    Entry& e = it->second;
+    if (wait)
+      be_.wait_event(e.leaving);  // throws: it stays leaving, the next settle retries
+    else if (!be_.query_event(e.leaving))
+      break;
+    order_.pop_front();
+    finish_eviction(ptr, e);
     ++n;
   }
   return n;
@@ -486,7 +498,13 @@ void Residency::restore(void* ptr) {
     e.disk.reset();
     e.ext = ext;
   }
-  alloc_.restore(ptr);
+  try {
+    alloc_.restore(ptr);
+  } catch (const Error& err) {
+    // Pages of evictions still copying out come back once their copies complete.
+    if (err.code() != Errc::out_of_memory || !leaving_ || settle(true) == 0) throw;
+    alloc_.restore(ptr);
+  }
   e.evicted = false;
   --st_.evicted_now;
   st_.evicted_bytes_now -= e.bytes;

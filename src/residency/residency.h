@@ -25,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <unordered_map>
+#include <deque>
 #include <vector>
 
 #include "core/allocator.h"
@@ -110,6 +111,7 @@ class Residency {
   // Unmaps leaving allocations whose copies completed (`wait`: all of
   // them, blocking until their copies complete); returns how many.
   std::size_t settle(bool wait);
+  std::size_t leaving() const { return leaving_; }  // evictions whose copies are in flight
   // The disk tier below the host tier (an O_DIRECT file in `dir`; limit 0:
   // what the disk holds). Set before the first demote().
   void set_disk(const std::string& dir, std::size_t limit, FileOps* ops = nullptr);
@@ -162,6 +164,7 @@ class Residency {
   std::vector<Pending> pending_;  // host extents still read by a restore's copy
   bool asleep_ = false;
   std::size_t leaving_ = 0;  // entries with an eviction in flight
+  std::deque<std::uintptr_t> order_;  // leaving entries in the order their copies were queued (may hold stale ones)
   ResidencyStats st_;
 };
 

@@ -138,3 +138,25 @@ for line in sys.stdin:
     finally:
         child.kill()
         child.wait()
+
+
+def test_evict_demote_restore_through_the_disk_tier(tmp_path):
+    a = memlake.Allocator(backend="host", granularity="64K", small_max="16K", disk_tier=str(tmp_path))
+    try:
+        p = a.alloc(700_000)
+        data = bytes((i * 7) & 0xFF for i in range(700_000))
+        _write(p, data)
+        memlake.evict(p, allocator=a)
+        memlake.demote(p, allocator=a)
+        s = memlake.residency_stats(allocator=a)
+        assert s["demotions"] == 1 and s["disk_used"] >= 700_000 and s["evicted_now"] == 1
+        with pytest.raises(memlake.InvalidArgumentError):
+            memlake.demote(p, allocator=a)  # on disk already
+        memlake.restore(p, allocator=a)
+        assert _read(p, 700_000) == data
+        s = memlake.residency_stats(allocator=a)
+        assert s["disk_used"] == 0 and s["disk_read"] >= 700_000
+        assert list(tmp_path.iterdir()) == []  # the file has no name
+        a.free(p)
+    finally:
+        a.close()

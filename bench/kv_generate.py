@@ -1,0 +1,453 @@
+#!/usr/bin/env python3
+"""KV cache on memlake virtual memory against transformers' DynamicCache and StaticCache.
+
+    python3 bench/kv_generate.py probe  --out DIR   # versions, transformers' cache/generate sources
+    python3 bench/kv_generate.py check  --out DIR   # correctness on a small model (GPU)
+    python3 bench/kv_generate.py bench  --out DIR   # decode time at 8K context, batch 8, GQA and MHA (GPU)
+    python3 bench/kv_generate.py capacity [--backend host|cuda] --out DIR  # largest batch under a budget
+
+Models: a ~1.5 B Qwen2-like config (hidden 1536, 28 layers, 12 heads, head_dim
+128, intermediate 8960), random weights, bf16; GQA = 2 KV heads, MHA = 12.
+Every result is a JSON line on stdout and in DIR/kv_<mode>.json.
+"""
+import argparse
+import json
+import math
+import os
+import random
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+
+RESULTS = []
+
+
+def emit(rec):
+    RESULTS.append(rec)
+    print(json.dumps(rec), flush=True)
+
+
+def save(out, mode):
+    if out:
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, f"kv_{mode}.json"), "w") as f:
+            json.dump(RESULTS, f, indent=1)
+
+
+# ---------------------------------------------------------------- models
+def qwen_config(kv_heads, layers=28, hidden=1536, heads=12, inter=8960, vocab=151936):
+    from transformers import Qwen2Config
+    cfg = Qwen2Config(hidden_size=hidden, intermediate_size=inter, num_hidden_layers=layers,
+                      num_attention_heads=heads, num_key_value_heads=kv_heads, vocab_size=vocab,
+                      max_position_embeddings=32768, tie_word_embeddings=True)
+    cfg.head_dim = hidden // heads
+    return cfg
+
+
+def make_model(cfg, seed=0):
+    import torch
+    from transformers import AutoModelForCausalLM
+    torch.manual_seed(seed)
+    with torch.device("cuda"):
+        m = AutoModelForCausalLM.from_config(cfg, dtype=torch.bfloat16, attn_implementation="sdpa")
+    m.eval()
+    m.generation_config.pad_token_id = 0
+    m.generation_config.eos_token_id = None
+    return m
+
+
+def kv_cache(model, batch, max_len, **kw):
+    import memlake.torch as mt
+    return mt.KVCache(model.config, max_batch_size=batch, max_cache_len=max_len, dtype=model.dtype,
+                      device="cuda", **kw)
+
+
+def static_cache(model, batch, max_len):
+    from transformers import StaticCache
+    return StaticCache(config=model.config, max_cache_len=max_len)
+
+
+# ---------------------------------------------------------------- probe
+def probe(args):
+    import inspect
+    import torch
+    import transformers
+    from transformers import cache_utils
+    from transformers.generation import utils as gen_utils
+    emit({"what": "versions", "torch": torch.__version__, "transformers": transformers.__version__,
+          "gpu": torch.cuda.get_device_name() if torch.cuda.is_available() else None,
+          "construct_storage": hasattr(torch._C, "_construct_storage_from_data_pointer"),
+          "static_init": str(inspect.signature(cache_utils.StaticCache.__init__)),
+          "get_mask_sizes": str(inspect.signature(cache_utils.Cache.get_mask_sizes))})
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, "cache_utils.py.txt"), "w") as f:
+            f.write(inspect.getsource(cache_utils))
+        with open(os.path.join(args.out, "generation_utils.py.txt"), "w") as f:
+            f.write(inspect.getsource(gen_utils))
+
+
+# ---------------------------------------------------------------- check
+class _Hook:
+    """A LogitsProcessor that records the KV cache's stats after every step (and checks the bound)."""
+
+    def __init__(self, cache):
+        self.cache, self.steps, self.violations, self.worst = cache, 0, 0, 0.0
+
+    def __call__(self, input_ids, scores):
+        s = self.cache.stats()
+        self.steps += 1
+        if s["mapped_bytes"] > s["bound_bytes"]:
+            self.violations += 1
+        self.worst = max(self.worst, s["mapped_bytes"] / max(1, s["bound_bytes"]))
+        return scores
+
+
+def _gen(model, ids, cache, new, compiled, hook=None):
+    import torch
+    from transformers import LogitsProcessorList
+    kw = dict(max_new_tokens=new, do_sample=False, past_key_values=cache, return_dict_in_generate=True,
+              output_logits=True, disable_compile=not compiled)
+    if hook is not None:
+        kw["logits_processor"] = LogitsProcessorList([hook])
+    with torch.no_grad():
+        out = model.generate(ids, attention_mask=torch.ones_like(ids), **kw)
+    return out.sequences, torch.stack(out.logits, 1)
+
+
+def check(args):
+    import torch
+    import memlake.torch as mt
+    torch.backends.cuda.matmul.allow_tf32 = False
+    for name, kvh in (("gqa", 2), ("mha", 4)):
+        cfg = qwen_config(kvh, layers=args.layers, hidden=512, heads=4, inter=1024, vocab=4096)
+        cfg.head_dim = 128
+        model = make_model(cfg)
+        b, plen, new, max_len = 4, args.prompt, args.new, args.prompt + args.new + 64
+        g = torch.Generator(device="cuda").manual_seed(1)
+        ids = torch.randint(1, cfg.vocab_size, (b, plen), device="cuda", generator=g)
+        seq_s, log_s = _gen(model, ids, static_cache(model, b, max_len), new, False)
+        from transformers import DynamicCache
+        seq_d, log_d = _gen(model, ids, DynamicCache(config=model.config), new, False)
+        for layout in ("tokens", "heads"):
+            try:
+                cache = kv_cache(model, b, max_len, layout=layout)
+            except Exception as e:  # 'heads' needs whole pages per head
+                emit({"what": "check", "model": name, "layout": layout, "skipped": str(e)})
+                continue
+            hook = _Hook(cache)
+            seq_k, log_k = _gen(model, ids, cache, new, False, hook)
+            st = cache.stats()
+            emit({"what": "check", "model": name, "layout": layout, "mode": "eager",
+                  "tokens_equal_static": bool(torch.equal(seq_k, seq_s)),
+                  "logits_bitwise_static": bool(torch.equal(log_k, log_s)),
+                  "max_abs_logit_diff_static": float((log_k.float() - log_s.float()).abs().max()),
+                  "max_abs_logit_diff_dynamic": float((log_k.float() - log_d.float()).abs().max()),
+                  "dynamic_vs_static_max_abs": float((log_d.float() - log_s.float()).abs().max()),
+                  "tokens_equal_dynamic": bool(torch.equal(seq_k, seq_d)),
+                  "bound_steps": hook.steps, "bound_violations": hook.violations,
+                  "worst_mapped_over_bound": round(hook.worst, 4), "hook_calls": cache.hook_calls, "stats": st})
+            cache.close()
+        continuous_check(model, name)
+        errors_check(model, name)
+        # Compiled generate, StaticCache vs KVCache (tokens layout).
+        seq_sc, log_sc = _gen(model, ids, static_cache(model, b, max_len), new, True)
+        cache = kv_cache(model, b, max_len)
+        hook = _Hook(cache)
+        seq_kc, log_kc = _gen(model, ids, cache, new, True, hook)
+        emit({"what": "check", "model": name, "layout": "tokens", "mode": "compiled",
+              "tokens_equal_static_compiled": bool(torch.equal(seq_kc, seq_sc)),
+              "logits_bitwise_static_compiled": bool(torch.equal(log_kc, log_sc)),
+              "max_abs_logit_diff_static_compiled": float((log_kc.float() - log_sc.float()).abs().max()),
+              "compiled_vs_eager_static_max_abs": float((log_sc.float() - log_s.float()).abs().max()),
+              "bound_violations": hook.violations, "bound_steps": hook.steps, "hook_calls": cache.hook_calls,
+              "stats": cache.stats()})
+        cache.close()
+        del model
+        torch.cuda.empty_cache()
+
+
+def continuous_check(model, name, slots=4, max_len=512, steps=160, seed=3):
+    """Compiled decode with rows finishing and being replaced; each row's logits against
+    a batch-1 DynamicCache run of the same tokens (teacher forcing)."""
+    import torch
+    from transformers import DynamicCache
+    rng = random.Random(seed)
+    cache = kv_cache(model, slots, max_len, rows=[])
+    fwd = torch.compile(model.forward, mode="reduce-overhead", fullgraph=True)
+    V = model.config.vocab_size
+    rows = {}  # slot -> dict(tokens, start, logits, remaining)
+    t = 64  # the shared write position (left-padded continuous batching)
+    worst, finished, replaced = 0.0, 0, 0
+
+    def admit(slot):
+        plen = rng.randint(8, 48)
+        prompt = torch.randint(1, V, (1, plen), device="cuda")
+        d = DynamicCache(config=model.config)
+        with torch.no_grad():
+            out = model(input_ids=prompt, past_key_values=d, use_cache=True)
+        cache.add_row(slot, start=t - plen, length=plen)
+        cache.write_row(slot, t - plen, [l.keys for l in d.layers], [l.values for l in d.layers])
+        rows[slot] = {"tokens": prompt[0].tolist() + [int(out.logits[0, -1].argmax())], "start": t - plen,
+                      "logits": [], "left": rng.randint(10, 60)}
+
+    for s in range(slots):
+        admit(s)
+    with torch.no_grad():
+        for _ in range(steps):
+            if t >= max_len - 1:
+                break
+            cache.prepare(t)
+            ids = torch.tensor([[rows[s]["tokens"][-1] if s in rows else 0] for s in range(slots)], device="cuda")
+            pos = torch.tensor([[t - rows[s]["start"] if s in rows else 0] for s in range(slots)], device="cuda")
+            mask = torch.full((slots, 1, 1, max_len), float("-inf"), device="cuda", dtype=model.dtype)
+            for s in range(slots):
+                lo = rows[s]["start"] if s in rows else t
+                mask[s, 0, 0, lo:t + 1] = 0
+            out = fwd(input_ids=ids, position_ids=pos, cache_position=torch.tensor([t], device="cuda"),
+                      attention_mask=mask, past_key_values=cache, use_cache=True)
+            logits = out.logits[:, -1].float().clone()
+            t += 1
+            st = cache.stats()
+            worst = max(worst, st["mapped_bytes"] / max(1, st["bound_bytes"]))
+            for s in list(rows):
+                r = rows[s]
+                r["logits"].append(logits[s])
+                r["tokens"].append(int(logits[s].argmax()))
+                r["left"] -= 1
+                if r["left"] == 0:
+                    ref_err = _reference_err(model, r)
+                    emit({"what": "continuous_row", "model": name, "slot": s, "generated": len(r["logits"]),
+                          "max_abs_logit_diff_vs_dynamic_batch1": ref_err})
+                    cache.finish_row(s)
+                    del rows[s]
+                    finished += 1
+                    if t + 64 < max_len:
+                        admit(s)
+                        replaced += 1
+    emit({"what": "continuous", "model": name, "finished": finished, "replaced": replaced,
+          "worst_mapped_over_bound": round(worst, 4), "stats": cache.stats()})
+    cache.close()
+
+
+def _reference_err(model, r):
+    import torch
+    from transformers import DynamicCache
+    n = len(r["logits"])
+    toks = torch.tensor([r["tokens"][:-1]], device="cuda")  # prompt + generated inputs
+    with torch.no_grad():
+        out = model(input_ids=toks, past_key_values=DynamicCache(config=model.config), use_cache=True)
+    ref = out.logits[0, -n:].float()
+    got = torch.stack(r["logits"])
+    return float((ref - got).abs().max())
+
+
+def errors_check(model, name):
+    import torch
+    import memlake
+    import memlake.torch as mt
+    res = {"what": "errors", "model": name}
+    cache = kv_cache(model, 2, 256, rows=[0])
+    try:
+        cache.prepare(256)
+        res["past_max"] = "no error"
+    except memlake.InvalidArgumentError as e:
+        res["past_max"] = str(e)
+    for what, fn in (("row_out_of_range", lambda: cache.finish_row(5)),
+                     ("finish_twice", lambda: (cache.finish_row(0), cache.finish_row(0))),
+                     ("add_active", lambda: (cache.add_row(1), cache.add_row(1)))):
+        try:
+            fn()
+            res[what] = "no error"
+        except memlake.InvalidArgumentError as e:
+            res[what] = str(e)
+    cache.close()
+    # Out of memory while rows grow: torch.OutOfMemoryError, the other rows intact.
+    page = 2 << 20
+    cache = kv_cache(model, 3, 8192, rows=[0, 1], memory_limit=8 * page)
+    k0 = cache.layers[0].keys
+    cache.prepare(0, 8)
+    k0[0, :, :8].fill_(1.5)
+    k0[1, :, :8].fill_(2.5)
+    try:
+        cache.prepare(8, 8000)
+        res["oom"] = "no error"
+    except torch.OutOfMemoryError as e:
+        res["oom"] = f"{type(e).__name__}: {e}"
+    res["oom_rows_intact"] = bool((k0[0, :, :8] == 1.5).all() and (k0[1, :, :8] == 2.5).all())
+    res["oom_stats"] = cache.stats()
+    cache.close()
+    emit(res)
+
+
+# ---------------------------------------------------------------- bench
+def _decode_time(model, cache, fwd, batch, pos0, steps, warm, kv=None):
+    """Seconds per decode step at positions pos0.. (each step reads its token on the host, as generate does)."""
+    import torch
+    tok = torch.ones((batch, 1), dtype=torch.long, device="cuda")
+    times = []
+    with torch.no_grad():
+        for i in range(warm + steps):
+            p = pos0 + i
+            if kv is not None:
+                kv.prepare(p)
+            t0 = time.perf_counter()
+            out = fwd(input_ids=tok, position_ids=torch.full((batch, 1), p, device="cuda"),
+                      cache_position=torch.tensor([p], device="cuda"), past_key_values=cache, use_cache=True,
+                      logits_to_keep=1)
+            tok = out.logits[:, -1].argmax(-1, keepdim=True)
+            tok.cpu()  # the host waits for the step, as generate's stopping check does
+            if i >= warm:
+                times.append(time.perf_counter() - t0)
+    times.sort()
+    return times[len(times) // 2], sum(times) / len(times)
+
+
+def bench(args):
+    import torch
+    from transformers import DynamicCache
+    batch, ctx, max_len = args.batch, args.context, args.max_len
+    for name, kvh in (("gqa", 2), ("mha", 12)):
+        if args.models and name not in args.models:
+            continue
+        cfg = qwen_config(kvh)
+        model = make_model(cfg)
+        fwd_c = torch.compile(model.forward, mode="reduce-overhead", fullgraph=True)
+        hd, L = cfg.head_dim, cfg.num_hidden_layers
+        kinds = args.kinds.split(",")
+        for kind in kinds:
+            torch.cuda.empty_cache()
+            torch.cuda.reset_peak_memory_stats()
+            kv = None
+            if kind == "dynamic":
+                cache = DynamicCache(config=model.config)
+                for i in range(L):
+                    k = torch.randn(batch, kvh, ctx, hd, device="cuda", dtype=torch.bfloat16)
+                    cache.update(k, k.clone(), i)
+                fwd = model.forward
+            elif kind.startswith("static"):
+                cache = static_cache(model, batch, max_len)
+                cache.early_initialization(batch, kvh, hd, torch.bfloat16, torch.device("cuda"))
+                fwd = fwd_c if kind.endswith("compiled") else model.forward
+            else:  # kv-eager, kv-compiled, kvheads-compiled
+                cache = kv_cache(model, batch, max_len, layout="heads" if kind.startswith("kvheads") else "tokens")
+                cache.prepare(0, ctx)
+                kv = cache
+                fwd = fwd_c if kind.endswith("compiled") else model.forward
+            warm = args.warm_compiled if kind.endswith("compiled") else args.warm
+            t_compile = time.perf_counter()
+            med, mean = _decode_time(model, cache, fwd, batch, ctx, args.steps, warm, kv)
+            rec = {"what": "decode", "model": name, "cache": kind, "batch": batch, "context": ctx,
+                   "max_len": max_len, "ms_per_step_median": round(med * 1e3, 3), "ms_per_step_mean": round(mean * 1e3, 3),
+                   "steps": args.steps, "wall_s": round(time.perf_counter() - t_compile, 1),
+                   "peak_allocated_gib": round(torch.cuda.max_memory_allocated() / 2**30, 2),
+                   "gpu": torch.cuda.get_device_name()}
+            if kv is not None:
+                rec["kv_stats"] = kv.stats()
+            emit(rec)
+            if kv is not None:
+                kv.close()
+            del cache
+        del model, fwd_c
+        torch._dynamo.reset()
+        torch.cuda.empty_cache()
+
+
+# ---------------------------------------------------------------- capacity
+def capacity(args):
+    """Largest number of concurrent rows (continuous batching: a finished request's row takes the next
+    one at once) whose KV pages stay under one budget, final lengths log-uniform in [128, max_len];
+    StaticCache's largest batch under the same budget is budget // (max_len bytes of a row)."""
+    import memlake
+    from memlake.kv_pages import KVPages
+    res_all = []
+    for name, kvh in (("gqa", 2), ("mha", 12)):
+        geo = dict(layers=28, heads=kvh, head_dim=128, max_len=args.max_len, itemsize=2, order="tokens")
+        row_bytes = 28 * 2 * kvh * 128 * 2 * args.max_len
+        budget = args.budget_rows * row_bytes  # StaticCache's batch under the budget: budget_rows
+        alloc = memlake.Allocator(backend=args.backend)
+
+        def runs(n):
+            rng = random.Random(args.seed)
+            pages = KVPages(dict(geo, batch=n), allocator=alloc, rows=[], memory_limit=budget)
+            lo, hi = math.log(128), math.log(args.max_len)
+            want, pos = [0] * n, [0] * n
+            served, ok, prompt = 0, True, 64
+            try:
+                for r in range(n):
+                    want[r] = int(math.exp(rng.uniform(lo, hi)))
+                    pages.add_row(r, 0, prompt)
+                    pos[r] = prompt
+                for _ in range(args.steps):
+                    for r in range(n):
+                        if pos[r] >= want[r]:
+                            pages.finish_row(r)
+                            served += 1
+                            want[r] = int(math.exp(rng.uniform(lo, hi)))
+                            pages.add_row(r, 0, prompt)
+                            pos[r] = prompt
+                        pos[r] += 1
+                        pages.grow(r, pos[r])
+            except memlake.OutOfMemoryError:
+                ok = False
+            st = pages.stats()
+            pages.close()
+            return ok, served, st
+
+        good, bad = args.budget_rows, None
+        info = runs(good)
+        assert info[0], "the static batch itself must fit"
+        n = good
+        while bad is None:  # double, then bisect
+            n *= 2
+            r = runs(n)
+            if r[0]:
+                good, info = n, r
+            else:
+                bad = n
+        while bad - good > 1:
+            mid = (good + bad) // 2
+            r = runs(mid)
+            if r[0]:
+                good, info = mid, r
+            else:
+                bad = mid
+        n, last = good, (info[1], info[2]["physical_peak"], info[2])
+        rec = {"what": "capacity", "model": name, "backend": args.backend, "budget_bytes": budget,
+               "static_batch": args.budget_rows, "kv_batch": n, "ratio": round(n / args.budget_rows, 2),
+               "steps": args.steps, "requests_served": last[0] if last else None,
+               "peak_physical_bytes": last[1] if last else None, "max_len": args.max_len,
+               "lengths": "log-uniform [128, max_len], seed %d" % args.seed}
+        emit(rec)
+        res_all.append(rec)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("mode", choices=["probe", "check", "bench", "capacity"])
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--layers", type=int, default=8)
+    ap.add_argument("--prompt", type=int, default=100)
+    ap.add_argument("--new", type=int, default=300)
+    ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--context", type=int, default=8000)
+    ap.add_argument("--max-len", type=int, default=8192)
+    ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--warm", type=int, default=3)
+    ap.add_argument("--warm-compiled", type=int, default=4)
+    ap.add_argument("--kinds", default="dynamic,static-eager,kv-eager,static-compiled,kv-compiled")
+    ap.add_argument("--models", default="")
+    ap.add_argument("--backend", default="cuda")
+    ap.add_argument("--budget-rows", type=int, default=8)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    if args.mode == "capacity":
+        args.steps = args.steps if args.steps != 30 else 12000
+    {"probe": probe, "check": check, "bench": bench, "capacity": capacity}[args.mode](args)
+    save(args.out, args.mode)
+
+
+if __name__ == "__main__":
+    main()

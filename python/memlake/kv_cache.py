@@ -1,0 +1,199 @@
+"""memlake.torch.KVCache: a Hugging Face StaticCache whose tensors live in memlake virtual memory.
+
+    cache = memlake.torch.KVCache(model.config, max_batch_size=8, max_cache_len=8192)
+    out = model.generate(**inputs, past_key_values=cache, max_new_tokens=256)
+    cache.stats()   # mapped vs live KV bytes
+
+It IS a transformers StaticCache (a subclass): its layers are StaticLayer
+subclasses that keep StaticLayer's update(), shapes and mask sizes, so eager
+and compiled decode run exactly StaticCache's code and kernels. Only where
+the key/value tensors live differs: every layer's K and V are views of one
+memlake virtual tensor reserved for max batch x max length, at addresses
+that never move (so torch.compile / CUDA graphs work as with StaticCache),
+with physical pages mapped only for the positions rows have reached
+(memlake.kv_pages explains the layouts). Positions not reached yet read a
+shared zero page; attention over the whole maximum length reads them, as it
+reads StaticCache's zeros.
+
+Pages are mapped outside the compiled step, ahead of it: generate() calls
+the cache's get_mask_sizes() eagerly before each step (to build the mask),
+and the cache maps there; a hand-written loop calls prepare(position)
+before each step. Continuous batching: add_row(), finish_row(),
+write_row(); finished rows give their pages back at once.
+
+Errors: a position past max_cache_len is memlake.InvalidArgumentError (a
+ValueError); out of memory while rows grow is memlake.torch.OutOfMemoryError
+(a torch.OutOfMemoryError) and no row loses what it has; a row out of range,
+finishing a row twice or adding an active row are InvalidArgumentError.
+Beam search (reorder_cache) and sliding-window layers are not supported.
+"""
+import torch
+from transformers.cache_utils import StaticCache, StaticLayer
+
+from . import OutOfMemoryError as _MemlakeOOM
+from .kv_pages import KVPages
+
+__all__ = ["KVCache"]
+
+
+class _Cai:
+    """__cuda_array_interface__ of raw device memory (bytes), for torch.as_tensor."""
+
+    def __init__(self, ptr, nbytes):
+        self.__cuda_array_interface__ = {"shape": (nbytes,), "typestr": "|u1", "data": (ptr, False), "version": 3,
+                                         "strides": None}
+
+
+def _wrap(ptr, nbytes, shape, strides, dtype, device):
+    """A tensor over device memory at ptr (not owned), with the given shape and strides (elements):
+    its own storage of nbytes, so torch sees no aliasing between two such tensors."""
+    make = getattr(torch._C, "_construct_storage_from_data_pointer", None)
+    if make is not None:
+        storage = make(ptr, device, nbytes)
+    else:  # older torch: a byte tensor over the memory, through __cuda_array_interface__
+        storage = torch.as_tensor(_Cai(ptr, nbytes), device=device).untyped_storage()
+    t = torch.empty(0, dtype=dtype, device=device)
+    t.set_(storage, 0, shape, strides)
+    return t
+
+
+class _VirtualLayer(StaticLayer):
+    """StaticLayer over memlake memory: update(), get_mask_sizes(), get_seq_length() are StaticLayer's."""
+
+    def lazy_initialization(self, key_states, *args, **kwargs):  # initialised by the cache, up front
+        self.is_initialized = True
+
+    def reset(self):
+        self._owner._pages.reset()
+
+    def get_mask_sizes(self, cache_position, *args, **kwargs):
+        self._owner._eager_hook(cache_position)
+        return super().get_mask_sizes(cache_position, *args, **kwargs)
+
+    def reorder_cache(self, beam_idx):
+        raise NotImplementedError("memlake.torch.KVCache does not support beam search (reorder_cache)")
+
+    def offload(self):
+        raise NotImplementedError("memlake.torch.KVCache does not offload layers")
+
+
+class KVCache(StaticCache):
+    """StaticCache over memlake virtual memory. See the module's doc.
+
+    config: the model's config. max_batch_size, max_cache_len: what is
+    reserved (virtual memory only). dtype, device: of the K/V tensors
+    (default: config's torch_dtype / the current CUDA device). layout:
+    "tokens" (default; one region per row: slack at most a page per row) or
+    "heads" (StaticCache's own contiguous layout; slack up to a page per
+    head). rows: the rows active at the start (default all, from position 0).
+    memory_limit: cap on the physical bytes (0 = none). margin: positions
+    ahead at which a row's next page is mapped."""
+
+    def __init__(self, config, max_batch_size, max_cache_len, dtype=None, device=None, layout="tokens",
+                 rows=None, memory_limit=0, margin=2, allocator=None):
+        super().__init__(config=config, max_cache_len=max_cache_len)
+        text = config.get_text_config(decoder=True) if hasattr(config, "get_text_config") else config
+        if any(type(layer) is not StaticLayer for layer in self.layers):
+            raise NotImplementedError("memlake.torch.KVCache supports full-attention layers only "
+                                      f"(got {sorted({type(x).__name__ for x in self.layers})})")
+        heads = getattr(text, "num_key_value_heads", None) or text.num_attention_heads
+        head_dim = getattr(text, "head_dim", None) or text.hidden_size // text.num_attention_heads
+        dtype = dtype or getattr(text, "torch_dtype", None) or getattr(text, "dtype", None) or torch.float32
+        if isinstance(dtype, str):
+            dtype = getattr(torch, dtype)
+        device = torch.device(device if device is not None else "cuda")
+        if device.type == "cuda" and device.index is None:
+            device = torch.device("cuda", torch.cuda.current_device())
+        self._device = device
+        itemsize = torch.empty(0, dtype=dtype).element_size()
+        self._pages = KVPages(
+            dict(layers=len(self.layers), batch=max_batch_size, heads=heads, head_dim=head_dim,
+                 max_len=max_cache_len, itemsize=itemsize, order=layout),
+            device=device.index or 0, memory_limit=memory_limit, allocator=allocator, rows=rows, margin=margin,
+            stream_fn=lambda: torch.cuda.current_stream(device).cuda_stream)
+        g, vt = self._pages.geometry, self._pages.vt
+        layers = []
+        for i in range(len(self.layers)):
+            layer = _VirtualLayer(max_cache_len=max_cache_len)
+            layer._owner = self
+            layer.max_batch_size, layer.num_heads, layer.head_dim = max_batch_size, heads, head_dim
+            layer.dtype, layer.device = dtype, device
+            kv = []
+            for which in (0, 1):
+                off, shape, strides = g.tensor(i, which)
+                span = (sum((s - 1) * st for s, st in zip(shape, strides)) + 1) * itemsize
+                kv.append(_wrap(vt.base + off, span, shape, strides, dtype, device))
+            layer.keys, layer.values = kv
+            torch._dynamo.mark_static_address(layer.keys)
+            torch._dynamo.mark_static_address(layer.values)
+            layer.is_initialized = True
+            layers.append(layer)
+        self.layers = layers
+        self._last_position = None
+        self.hook_calls = 0  # steps prepared by the eager hook
+
+    # ---- the eager hook: generate() builds each step's mask outside the compiled forward
+    def _eager_hook(self, cache_position):
+        if torch.compiler.is_compiling() or cache_position is self._last_position:
+            return  # traced (the graph stays StaticCache's), or this step was prepared already
+        self._last_position = cache_position
+        n = cache_position.shape[0]
+        if n:
+            self.hook_calls += 1
+            self.prepare(int(cache_position[0]), n)
+
+    def get_mask_sizes(self, cache_position, *args, **kwargs):
+        self._eager_hook(cache_position)
+        return super().get_mask_sizes(cache_position, *args, **kwargs)
+
+    def prepare(self, position, count=1):
+        """Maps what a step writing positions [position, position+count) of the active rows needs."""
+        try:
+            self._pages.prepare(position, count)
+        except _MemlakeOOM as e:
+            from .torch import OutOfMemoryError
+            raise OutOfMemoryError(f"memlake KV cache: {e}") from None
+
+    # ---- continuous batching
+    def add_row(self, row, start=0, length=0):
+        """Row `row` begins a sequence; positions [start, start+length) get pages (fill them with write_row)."""
+        try:
+            self._pages.add_row(row, start, length)
+        except _MemlakeOOM as e:
+            from .torch import OutOfMemoryError
+            raise OutOfMemoryError(f"memlake KV cache: {e}") from None
+
+    def finish_row(self, row):
+        """Row `row`'s sequence ends; its pages go back (its later writes go to a sink page)."""
+        self._pages.finish_row(row)
+
+    def write_row(self, row, start, keys, values):
+        """Copies per-layer keys/values [heads, n, head_dim] (or [1, heads, n, head_dim]) into positions
+        [start, start+n) of `row` (which add_row mapped)."""
+        for layer, k, v in zip(self.layers, keys, values):
+            k = k[0] if k.dim() == 4 else k
+            v = v[0] if v.dim() == 4 else v
+            n = k.shape[-2]
+            layer.keys[row, :, start:start + n].copy_(k)
+            layer.values[row, :, start:start + n].copy_(v)
+
+    def active_rows(self):
+        return [r for r, a in enumerate(self._pages.active) if a]
+
+    def reset(self):
+        self._pages.reset()
+
+    def reorder_cache(self, beam_idx):
+        raise NotImplementedError("memlake.torch.KVCache does not support beam search (reorder_cache)")
+
+    def stats(self):
+        """Mapped vs live KV bytes (and the bound: live + one page per (row, layer, K/V))."""
+        return self._pages.stats()
+
+    @property
+    def virtual_tensor(self):
+        return self._pages.vt
+
+    def close(self):
+        """Frees the memory (after synchronising); the cache's tensors become invalid."""
+        self._pages.close()
