@@ -269,6 +269,26 @@ typedef struct memlake_residency_stats {
 } memlake_residency_stats;
 MEMLAKE_API memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, memlake_residency_stats* stats);
 
+/* ---- CUDA graph capture (docs/design/graphs.md).
+ * memlake_capture_begin: from now until memlake_capture_end, allocations on
+ * `stream` (of `device`) come from graph pool `pool_id` (any number naming
+ * the pool; PyTorch's mempool id). A block of a pool freed during or after
+ * the capture stays the pool's: it serves only later allocations of the same
+ * size on the same stream of a capture into that pool, and no other memory
+ * is handed out at its address, until the pool is released. While a capture
+ * is in progress on a device, memlake queries and synchronises nothing there
+ * (that would invalidate the capture) and unmaps nothing.
+ * Each memlake_capture_begin counts one graph of the pool;
+ * memlake_graph_pool_release is called once per graph when it is destroyed
+ * or reset. At the last one the device is synchronised, the pool's freed
+ * blocks return to the cache and its live ones are freed when their users
+ * free them. INVALID_ARGUMENT: a stream captured twice, memlake_capture_end
+ * for a stream not captured, release of an unknown pool or of one being
+ * captured into. */
+MEMLAKE_API memlake_status memlake_capture_begin(memlake_allocator* a, int device, void* stream, uint64_t pool_id);
+MEMLAKE_API memlake_status memlake_capture_end(memlake_allocator* a, int device, void* stream);
+MEMLAKE_API memlake_status memlake_graph_pool_release(memlake_allocator* a, int device, uint64_t pool_id);
+
 /* ---- Virtual tensors: one reserved range, physical pages only where data
  * lives, addresses that never move (the KV cache's mechanism; see
  * docs/design/kv_cache.md). Every page of the range is PRIVATE (its own
@@ -360,9 +380,13 @@ MEMLAKE_API const char* memlake_version(void);
  *    failure this function throws a C++ exception (std::runtime_error whose
  *    message begins "memlake: CUDA out of memory"), which PyTorch raises in
  *    Python as RuntimeError. It never returns NULL for size > 0. C callers
- *    must use memlake_alloc instead. It refuses (throws) while the stream is
- *    being captured into a CUDA graph: memory freed during a capture would
- *    be reused while the graph still uses it.
+ *    must use memlake_alloc instead. CUDA graph capture: with option
+ *    capture_check=hooks (the default) memlake learns of captures from
+ *    memlake_capture_begin/end below (memlake.torch calls them) and asks
+ *    the driver only on slow paths, refusing (throwing for) a capture it
+ *    was not told of; with capture_check=query it asks on every allocation
+ *    on a stream other than the legacy default stream and refuses every
+ *    capture.
  *  - memlake_torch_pool_malloc: for torch.cuda.MemPool (PyTorch's caching
  *    allocator on top asks memlake for segments). Returns NULL on failure:
  *    PyTorch then frees its cache, retries, and raises

@@ -12,8 +12,16 @@ enable(**options)
     memlake.summary(). An out-of-memory surfaces from PyTorch as a
     RuntimeError("memlake: CUDA out of memory. ..."); wrap code in
     memlake.torch.oom_errors() to get memlake.torch.OutOfMemoryError, a
-    subclass of torch.OutOfMemoryError. CUDA graph capture is refused with
-    a clear error (never silently corrupted): capture under pool() instead.
+    subclass of torch.OutOfMemoryError. CUDA graphs (torch.cuda.graph,
+    torch.compile(mode="reduce-overhead")) work: enable() wraps
+    torch.cuda.CUDAGraph so that memlake learns of each capture and its
+    pool (memlake_capture_begin/end) and of the graph's end
+    (memlake_graph_pool_release, at reset() or when the graph is collected);
+    the memory a capture allocates stays the graph's until then
+    (docs/design/graphs.md). Inductor's CUDA graph trees are turned off:
+    they need the native allocator's checkpoint API, which
+    CUDAPluggableAllocator lacks; reduce-overhead then captures one graph
+    per compiled function through torch.cuda.graph.
 
 pool(**options)
     A context manager: only the code inside allocates through memlake, via
@@ -26,10 +34,12 @@ pool(**options)
     with enable() except under memory pressure.
 """
 import contextlib
+import threading
+import weakref
 
 import torch as _torch
 
-from . import Error, OutOfMemoryError as _MemlakeOOM, _default, _lib, _native, configure
+from . import Error, OutOfMemoryError as _MemlakeOOM, _check, _default, _lib, _native, configure
 
 __all__ = ["enable", "pool", "enabled", "oom_errors", "OutOfMemoryError", "is_oom", "tier", "share_weights",
            "load_safetensors_shared"]
@@ -86,6 +96,94 @@ def enable(**options):
         raise Error("memlake.torch.enable() came too late: PyTorch's CUDA allocator is already in use "
                     f"({e}); call it before the first CUDA allocation, or use memlake.torch.pool()") from None
     _state["enabled"] = alloc
+    _announce_graphs()
+
+
+# ---- CUDA graphs under enable(): tell memlake about every capture and its pool.
+
+_graphs = {"patched": False, "lock": threading.Lock()}
+
+
+def _pool_key(pool):
+    """PyTorch's mempool id (a pair of integers) as one 64-bit number."""
+    a, b = (int(x) for x in pool)
+    return ((a & 0xFFFFFFFF) << 32 | (b & 0xFFFFFFFF)) & 0xFFFFFFFFFFFFFFFF
+
+
+def _default_handle():
+    h = _lib.memlake_default()
+    if not h:
+        _default()  # raises with memlake's reason
+    return h
+
+
+def _release(device, key):
+    h = _lib.memlake_default()
+    if h:
+        _lib.memlake_graph_pool_release(h, device, key)  # at exit or from a finalizer: nothing to raise to
+
+
+class _Once:
+    """Calls f(*args) once, like weakref.finalize's call."""
+
+    def __init__(self, f, *args):
+        self.f, self.args = f, args
+
+    def __call__(self):
+        f, self.f = self.f, None
+        if f:
+            f(*self.args)
+
+
+def _announce_graphs():
+    """Wraps torch.cuda.CUDAGraph's capture_begin/capture_end/reset (once per process)."""
+    with _graphs["lock"]:
+        if _graphs["patched"]:
+            return
+        G = _torch.cuda.CUDAGraph
+        begin, end, reset = G.capture_begin, G.capture_end, G.reset
+
+        def capture_begin(self, *args, **kwargs):
+            begin(self, *args, **kwargs)
+            device = _torch.cuda.current_device()
+            stream = _torch.cuda.current_stream(device).cuda_stream
+            key = _pool_key(self.pool())
+            _check(_lib.memlake_capture_begin(_default_handle(), device, stream, key))
+            self._memlake_capture = (device, stream)
+            # One release per capture: at reset(), or when the graph is collected.
+            try:
+                fin = weakref.finalize(self, _release, device, key)
+                fin.atexit = False  # at exit the process gives everything back anyway
+            except TypeError:  # no weak references to this graph type: released at reset() only
+                fin = _Once(_release, device, key)
+            self.__dict__.setdefault("_memlake_releases", []).append(fin)
+
+        def capture_end(self, *args, **kwargs):
+            try:
+                return end(self, *args, **kwargs)
+            finally:
+                cap = self.__dict__.pop("_memlake_capture", None)
+                if cap is not None:
+                    _check(_lib.memlake_capture_end(_default_handle(), cap[0], cap[1]))
+
+        def reset_(self, *args, **kwargs):
+            try:
+                return reset(self, *args, **kwargs)
+            finally:
+                for fin in self.__dict__.pop("_memlake_releases", []):
+                    fin()
+
+        G.capture_begin, G.capture_end, G.reset = capture_begin, capture_end, reset_
+        _graphs["patched"] = True
+    # Inductor's CUDA graph trees read and restore the native allocator's
+    # state (getCheckpointState / setCheckpointPoolState), which
+    # CUDAPluggableAllocator does not implement; without trees,
+    # mode="reduce-overhead" captures each compiled graph with torch.cuda.graph.
+    try:
+        import torch._inductor.config as _ic
+        _ic.triton.cudagraph_trees = False
+    except Exception:  # no inductor in this build of PyTorch: nothing to configure
+        pass
 
 
 @contextlib.contextmanager

@@ -867,6 +867,21 @@ memlake_status memlake_vt_get_stats(memlake_vt* vt, memlake_vt_stats* stats) {
   });
 }
 
+memlake_status memlake_capture_begin(memlake_allocator* a, int device, void* stream, uint64_t pool_id) {
+  if (!a) return null_arg("allocator");
+  return guarded([&] { a->device(device).capture_begin(stream, pool_id); });
+}
+
+memlake_status memlake_capture_end(memlake_allocator* a, int device, void* stream) {
+  if (!a) return null_arg("allocator");
+  return guarded([&] { a->device(device).capture_end(stream); });
+}
+
+memlake_status memlake_graph_pool_release(memlake_allocator* a, int device, uint64_t pool_id) {
+  if (!a) return null_arg("allocator");
+  return guarded([&] { a->device(device).graph_pool_release(pool_id); });
+}
+
 const char* memlake_last_error(void) { return t_last_error.c_str(); }
 const char* memlake_version(void) { return MEMLAKE_VERSION_STRING; }  // from VERSION (CMake)
 
@@ -929,7 +944,13 @@ void* memlake_torch_malloc(ssize_t size, int device, void* stream) {
     // One device lookup serves the capture check and the allocation (this runs per tensor).
     st = guarded([&] {
       DeviceAllocator& d = a->device(device);
-      capturing = a->opts.torch_capture_check && d.is_capturing(stream);
+      switch (a->opts.capture_check) {
+        case Options::CaptureCheck::hooks:  // captures are announced; slow paths refuse any other
+          if (!d.capture_guarded()) d.set_capture_guard(true);
+          break;
+        case Options::CaptureCheck::query: capturing = d.is_capturing(stream); break;
+        case Options::CaptureCheck::off: break;
+      }
       if (!capturing) p = d.alloc(static_cast<std::size_t>(size), stream);
     });
   } else {
@@ -937,9 +958,9 @@ void* memlake_torch_malloc(ssize_t size, int device, void* stream) {
   }
   if (capturing)
     throw std::runtime_error(
-        "memlake: allocation during CUDA graph capture is not supported with memlake.torch.enable() "
-        "(freed memory would be reused while the graph still uses it); capture under memlake.torch.pool() "
-        "or without memlake");
+        "memlake: allocation during CUDA graph capture is refused with capture_check=query (freed memory "
+        "would be reused while the graph still uses it); use capture_check=hooks (the default: memlake.torch "
+        "announces captures), memlake.torch.pool(), or no memlake");
   if (!p && size > 0) {
     std::string why = t_last_error;
     if (a && st != MEMLAKE_OK && st != MEMLAKE_ERROR_OUT_OF_MEMORY)  // a failure, not a full device: not retryable as OOM

@@ -70,7 +70,7 @@ Allocator::~Allocator() {
   }
 }
 
-void* Allocator::alloc(std::size_t size, prim::Stream stream, AllocInfo* out, std::uint16_t label) {
+void* Allocator::alloc_tagged(std::size_t size, Tag tag, AllocInfo* out, std::uint16_t label) {
   AllocInfo info;
   if (size == 0) {
     if (out) *out = info;
@@ -79,7 +79,6 @@ void* Allocator::alloc(std::size_t size, prim::Stream stream, AllocInfo* out, st
   if (size > kMaxAlloc)
     throw_error(Errc::invalid_argument, "alloc of " + format_bytes(size) + ": larger than any device (limit " +
                                             format_bytes(kMaxAlloc) + ")");
-  const Tag tag = tracker_.tag_of(stream);
   records_.reserve_one();  // no growth (and no throw) after the memory is taken
   if (safe_) {
     void* p = alloc_safe(size, tag, info);
@@ -117,8 +116,9 @@ void* Allocator::alloc(std::size_t size, prim::Stream stream, AllocInfo* out, st
 
 bool Allocator::settle_others(Tag tag, bool block) {
   const std::size_t before = pool_.usable_free_pages(tag);
+  if (tracker_.frozen()) block = false;  // a wait would invalidate a capture in progress
   for (Tag t : pool_.tags_with_unsettled()) {
-    if (t == tag) continue;  // our own frees are usable already
+    if (t == tag || tracker_.held(t)) continue;  // our own frees are usable already; a graph pool's stay apart
     std::uint64_t done;
     if (block) {
       tracker_.wait(t, tracker_.current(t));
@@ -195,6 +195,7 @@ Span Allocator::acquire(std::uint32_t n, Tag tag, std::size_t request, AllocInfo
     return s;
   };
   if (auto s = fit()) return *s;
+  if (capture_guard_ && !tracker_.held(tag)) refuse_unannounced_capture(tag);
   // The slow path is timed (its driver calls included); the hot path above is not.
   struct SlowTimer {
     AllocInfo& info;
@@ -225,7 +226,7 @@ Span Allocator::acquire(std::uint32_t n, Tag tag, std::size_t request, AllocInfo
     // pages back so that new ones fit under the cap.
     if (settle_others(tag, true))
       if (auto s = fit()) return *s;
-    if (over_cap() && !opts_.stitch && pool_.free_pages() > 0) empty_cache();
+    if (over_cap() && !opts_.stitch && pool_.free_pages() > 0 && !capturing()) empty_cache();
     if (over_cap())
       oom(request, tag, "the request needs " + format_bytes(new_pages() * page) + " of new memory beyond the cap");
   }
@@ -239,7 +240,7 @@ Span Allocator::acquire(std::uint32_t n, Tag tag, std::size_t request, AllocInfo
     // first): a repair of r pages wins when 59 r < 38 x the alternative,
     // i.e. r < about 2/3 of it.
     std::optional<Span> ext;
-    if (opts_.stitch && !fresh) {
+    if (opts_.stitch && !fresh && !tracker_.frozen()) {  // a repair unmaps: not during a capture
       const std::uint32_t extension = pool_.extension_maps(n, tag).value_or(n);
       const auto repair_limit = static_cast<std::uint32_t>((std::uint64_t{extension} * 2 + 2) / 3);
       ext = pool_.take_repaired(n, tag, reuse, repair_limit, &ti);
@@ -262,8 +263,32 @@ Span Allocator::acquire(std::uint32_t n, Tag tag, std::size_t request, AllocInfo
   info.stitch_made = ti.pages_reused > 0;
   info.repaired = ti.repaired;
   info.path = ti.pages_created ? Path::grown : Path::stitched;
-  pool_.trim_views(static_cast<std::size_t>(std::min(opts_.max_mapped_ratio * static_cast<double>(pool_.pages()), 1e18)));
+  if (!tracker_.frozen())  // unmapping during a capture could invalidate it: the next allocation after it trims
+    pool_.trim_views(static_cast<std::size_t>(std::min(opts_.max_mapped_ratio * static_cast<double>(pool_.pages()), 1e18)));
   return s;
+}
+
+void Allocator::refuse_unannounced_capture(Tag tag) {
+  const prim::Stream s = tracker_.stream_of(tag);
+  if (std::find(capturing_.begin(), capturing_.end(), s) != capturing_.end()) return;
+  if (be_.is_capturing(s))
+    throw_error(Errc::invalid_argument,
+                "allocation on a stream under CUDA graph capture that memlake was not told about "
+                "(memlake_capture_begin; memlake.torch wraps torch.cuda.CUDAGraph to call it): memory freed "
+                "before the capture could be reused while the graph still uses it");
+}
+
+void Allocator::set_capturing(prim::Stream s, bool on) {
+  auto it = std::find(capturing_.begin(), capturing_.end(), s);
+  if (on && it == capturing_.end()) capturing_.push_back(s);
+  if (!on && it != capturing_.end()) capturing_.erase(it);
+  tracker_.set_frozen(!capturing_.empty());
+}
+
+void Allocator::release_graph_tag(Tag t) {
+  tracker_.complete(t);
+  pool_.settle(t, std::numeric_limits<std::uint64_t>::max());
+  tracker_.unhold(t);
 }
 
 void Allocator::oom(std::size_t request, Tag tag, const std::string& why) {
@@ -329,11 +354,14 @@ prim::Stream Allocator::stream_of(const void* ptr) const {
 }
 
 std::size_t Allocator::empty_cache() {
+  if (capturing())
+    throw_error(Errc::invalid_argument, "empty_cache during CUDA graph capture (it would synchronise the device)");
   unpark();
   small_.drop_empty();
   be_.synchronize_device();  // no kernel can touch freed memory any more
   tracker_.mark_all_complete();
-  for (Tag t : pool_.tags_with_unsettled()) pool_.settle(t, std::numeric_limits<std::uint64_t>::max());
+  for (Tag t : pool_.tags_with_unsettled())
+    if (!tracker_.held(t)) pool_.settle(t, std::numeric_limits<std::uint64_t>::max());
   return pool_.release_free();
 }
 

@@ -78,9 +78,35 @@ class Allocator final : private SlabSource {
   Allocator& operator=(const Allocator&) = delete;
 
   // label: the residency label of the allocation (memlake_tag), 0 = none.
-  void* alloc(std::size_t size, prim::Stream stream, AllocInfo* info = nullptr, std::uint16_t label = 0);
+  void* alloc(std::size_t size, prim::Stream stream, AllocInfo* info = nullptr, std::uint16_t label = 0) {
+    return alloc_tagged(size, tracker_.tag_of(stream), info, label);
+  }
+  // The same under a given tag (a graph pool's, graph_tag()).
+  void* alloc_tagged(std::size_t size, Tag tag, AllocInfo* info = nullptr, std::uint16_t label = 0);
+
+  // ---- CUDA graph capture (docs/design/graphs.md). A graph pool's
+  // allocations are made under a tag of its own: they take only pages every
+  // stream may use, and its frees are never settled for others until
+  // release_graph_tag(), after the device was synchronised.
+  Tag graph_tag(prim::Stream capture_stream) { return tracker_.held_tag(capture_stream); }
+  // Frees made under `t` so far are complete (the caller synchronised the
+  // device); from now on `t` follows its capture stream, like any stream's tag.
+  void release_graph_tag(Tag t);
+  // Streams being captured on this device: while any is, no event or stream
+  // is queried or synchronised, and no cached view is unmapped.
+  void set_capturing(prim::Stream s, bool on);
+  bool capturing() const { return !capturing_.empty(); }
+  // Slow paths ask the driver whether the stream is being captured without
+  // set_capturing() having said so, and refuse (Errc::invalid_argument).
+  void set_capture_guard(bool on) { capture_guard_ = on; }
   // Throws Errc::invalid_argument for a pointer that is not a live allocation.
   FreeInfo free(void* ptr);
+  // What alloc(size) hands out: 512-byte blocks up to small_max, whole pages above.
+  std::size_t rounded_size(std::size_t size) const {
+    if (size <= opts_.small_max) return SmallPool::round(size);
+    const std::size_t page = pool_.page_size();
+    return (size + page - 1) / page * page;
+  }
   // Size requested for a live allocation, 0 if `ptr` is not one.
   std::size_t size_of(const void* ptr) const;
   bool owns(const void* ptr) const { return records_.contains(reinterpret_cast<std::uintptr_t>(ptr)); }
@@ -141,6 +167,7 @@ class Allocator final : private SlabSource {
   void* alloc_safe(std::size_t size, Tag tag, AllocInfo& info);
   void free_safe(std::uintptr_t ptr, const Record& r);
   bool settle_others(Tag tag, bool block);
+  void refuse_unannounced_capture(Tag tag);
   // Gives every recently freed span (SpanCache) back to the pool; true if there were any.
   bool unpark();
   void give_back_all(std::vector<SpanCache::Entry>& es);
@@ -162,6 +189,8 @@ class Allocator final : private SlabSource {
   const bool safe_;
   std::deque<std::pair<std::uintptr_t, std::size_t>> quarantined_;  // VA kept unmapped, oldest first
   std::uint64_t frees_ = 0;
+  std::vector<prim::Stream> capturing_;  // streams under capture (set_capturing)
+  bool capture_guard_ = false;
 };
 
 }  // namespace memlake::core

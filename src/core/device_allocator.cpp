@@ -1,5 +1,7 @@
 #include "core/device_allocator.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "core/labels.h"
 
@@ -28,6 +30,16 @@ DeviceAllocator::DeviceAllocator(std::unique_ptr<prim::Backend> backend, const O
   rec_.on_gauges(alloc_.gauges());
 }
 
+struct DeviceAllocator::GraphPool {
+  std::uint64_t id = 0;
+  Tag tag = 0;
+  int graphs = 0;      // captures begun and not released
+  int capturing = 0;   // captures in progress
+  std::size_t live = 0;  // blocks of this pool not freed for real
+  // Freed blocks kept for reuse, by (stream, rounded size).
+  std::map<std::pair<prim::Stream, std::size_t>, std::vector<void*>> free;
+};
+
 DeviceAllocator::~DeviceAllocator() = default;
 
 // Times one operation under the lock for the statistics (host_ns): the
@@ -48,6 +60,8 @@ class DeviceAllocator::OpTimer {
 void* DeviceAllocator::alloc(std::size_t size, prim::Stream stream) {
   std::lock_guard<std::mutex> g(mu_);
   OpTimer timer(rec_);
+  if (!capturing_.empty() && size > 0)
+    if (GraphPool* gp = capture_pool(stream)) return pool_alloc(*gp, size, stream);
   AllocInfo info;
   try {
     void* p;
@@ -70,6 +84,12 @@ void* DeviceAllocator::alloc(std::size_t size, prim::Stream stream) {
 }
 
 FreeInfo DeviceAllocator::free_locked(void* ptr, prim::Stream stream) {
+  FreeInfo fi;
+  if (!pool_blocks_.empty() && pool_free(ptr, &fi)) return fi;
+  return free_now(ptr, stream);
+}
+
+FreeInfo DeviceAllocator::free_now(void* ptr, prim::Stream stream) {
   FreeInfo fi = alloc_.free(ptr);
   res_.on_free(ptr);
   rec_.on_free(fi, alloc_.gauges());
@@ -103,6 +123,145 @@ bool DeviceAllocator::lookup(const void* ptr, Lookup* out) const {
   if (!alloc_.owns(ptr)) return false;
   *out = {alloc_.size_of(ptr), alloc_.stream_of(ptr)};
   return true;
+}
+
+// ---- Graph pools
+
+DeviceAllocator::GraphPool* DeviceAllocator::capture_pool(prim::Stream s) const {
+  for (const auto& [stream, gp] : capturing_)
+    if (stream == s) return gp;
+  return nullptr;
+}
+
+void* DeviceAllocator::pool_alloc(GraphPool& gp, std::size_t size, prim::Stream stream) {
+  const std::size_t rounded = alloc_.rounded_size(size);
+  auto it = gp.free.find({stream, rounded});
+  if (it != gp.free.end() && !it->second.empty()) {
+    void* p = it->second.back();
+    it->second.pop_back();
+    pool_blocks_.at(reinterpret_cast<std::uintptr_t>(p)).free = false;
+    return p;  // still live in the allocator and in the statistics
+  }
+  AllocInfo info;
+  try {
+    pool_blocks_.reserve(pool_blocks_.size() + 1);  // no throw after the memory is taken
+    void* p = alloc_.alloc_tagged(size, gp.tag, &info, current_label());
+    rec_.on_alloc(size, info, alloc_.gauges());
+    pool_blocks_.emplace(reinterpret_cast<std::uintptr_t>(p), PoolBlock{&gp, stream, rounded, false});
+    ++gp.live;
+    if (tracer_) tracer_->allocated(p, size, stream);
+    return p;
+  } catch (const Error& e) {
+    if (e.code() == Errc::out_of_memory) rec_.on_oom();
+    rec_.on_gauges(alloc_.gauges());
+    throw;
+  }
+}
+
+bool DeviceAllocator::pool_free(void* ptr, FreeInfo* fi) {
+  auto it = pool_blocks_.find(reinterpret_cast<std::uintptr_t>(ptr));
+  if (it == pool_blocks_.end()) return false;
+  PoolBlock& b = it->second;
+  if (b.free)
+    throw_error(Errc::invalid_argument, "free(" + hex_ptr(reinterpret_cast<std::uintptr_t>(ptr)) +
+                                            "): already freed (a block of CUDA graph pool " +
+                                            std::to_string(b.pool->id) + ")");
+  GraphPool* gp = b.pool;
+  if (gp->graphs > 0) {  // the pool's graphs may still use it: the pool keeps it
+    b.free = true;
+    gp->free[{b.stream, b.rounded}].push_back(ptr);
+    *fi = FreeInfo{};
+    return true;
+  }
+  // A released pool's allocation: an ordinary free now (its tag follows the capture stream).
+  const prim::Stream stream = b.stream;
+  pool_blocks_.erase(it);
+  *fi = free_now(ptr, stream);
+  if (--gp->live == 0)
+    released_.erase(std::find_if(released_.begin(), released_.end(), [&](const auto& u) { return u.get() == gp; }));
+  return true;
+}
+
+void DeviceAllocator::capture_begin(prim::Stream stream, std::uint64_t pool) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (capture_pool(stream))
+    throw_error(Errc::invalid_argument, "capture_begin: stream " + hex_ptr(reinterpret_cast<std::uintptr_t>(stream)) +
+                                            " is being captured already");
+  capturing_.reserve(capturing_.size() + 1);
+  auto it = pools_.find(pool);
+  if (it == pools_.end()) {
+    auto gp = std::make_unique<GraphPool>();
+    gp->id = pool;
+    gp->tag = alloc_.graph_tag(stream);
+    it = pools_.emplace(pool, std::move(gp)).first;
+  }
+  GraphPool& gp = *it->second;
+  ++gp.graphs;
+  ++gp.capturing;
+  capturing_.emplace_back(stream, &gp);
+  alloc_.set_capturing(stream, true);
+}
+
+void DeviceAllocator::capture_end(prim::Stream stream) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = std::find_if(capturing_.begin(), capturing_.end(), [&](const auto& c) { return c.first == stream; });
+  if (it == capturing_.end())
+    throw_error(Errc::invalid_argument, "capture_end: stream " + hex_ptr(reinterpret_cast<std::uintptr_t>(stream)) +
+                                            " is not being captured");
+  --it->second->capturing;
+  capturing_.erase(it);
+  alloc_.set_capturing(stream, false);
+}
+
+void DeviceAllocator::graph_pool_release(std::uint64_t pool) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = pools_.find(pool);
+  if (it == pools_.end())
+    throw_error(Errc::invalid_argument, "graph_pool_release: no CUDA graph pool " + std::to_string(pool));
+  GraphPool& gp = *it->second;
+  if (gp.capturing > 0)
+    throw_error(Errc::invalid_argument, "graph_pool_release: pool " + std::to_string(pool) + " is being captured into");
+  if (gp.graphs > 1) {
+    --gp.graphs;
+    return;
+  }
+  // Replays of its graphs may still run on any stream: none may be left.
+  counting_->synchronize_device();  // throws if it fails: nothing changed
+  gp.graphs = 0;
+  try {
+    for (auto& [key, ptrs] : gp.free)
+      while (!ptrs.empty()) {
+        void* p = ptrs.back();
+        pool_blocks_.erase(reinterpret_cast<std::uintptr_t>(p));
+        ptrs.pop_back();
+        --gp.live;
+        free_now(p, key.first);
+      }
+  } catch (const Error&) {
+    rec_.on_gauges(alloc_.gauges());
+    throw;  // a driver failure inside a free; what is left stays the pool's, freed as its users free it
+  }
+  gp.free.clear();
+  alloc_.release_graph_tag(gp.tag);
+  std::unique_ptr<GraphPool> owned = std::move(it->second);
+  pools_.erase(it);
+  if (owned->live > 0) released_.push_back(std::move(owned));
+  rec_.on_gauges(alloc_.gauges());
+}
+
+void DeviceAllocator::set_capture_guard(bool on) {
+  std::lock_guard<std::mutex> g(mu_);
+  alloc_.set_capture_guard(on);
+  capture_guard_.store(on, std::memory_order_relaxed);
+}
+
+DeviceAllocator::GraphStats DeviceAllocator::graph_stats() const {
+  std::lock_guard<std::mutex> g(mu_);
+  GraphStats s;
+  s.pools = pools_.size() + released_.size();
+  s.capturing = capturing_.size();
+  for (const auto& [p, b] : pool_blocks_) (b.free ? s.free_blocks : s.held_blocks)++;
+  return s;
 }
 
 std::size_t DeviceAllocator::empty_cache() {

@@ -6,8 +6,12 @@
 //   thread safety  one mutex around the two above
 #pragma once
 
+#include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
+#include <vector>
 
 #include "core/allocator.h"
 #include "residency/residency.h"
@@ -60,6 +64,29 @@ class DeviceAllocator {
   void reserve_host_tier(std::size_t bytes);
   residency::ResidencyStats residency_stats() const;
 
+  // ---- CUDA graph capture (docs/design/graphs.md).
+  // From now until capture_end(stream), allocations on `stream` come from
+  // graph pool `pool` (made at its first capture): a block freed during or
+  // after the capture stays the pool's, reused only by allocations of the
+  // same size on the same stream of a capture into the pool, until the
+  // pool's last graph is released. Errc::invalid_argument if `stream` is
+  // being captured already.
+  void capture_begin(prim::Stream stream, std::uint64_t pool);
+  // Errc::invalid_argument if `stream` is not being captured.
+  void capture_end(prim::Stream stream);
+  // One graph that captured into `pool` is gone (every capture_begin counts
+  // one). At the last: the device is synchronised, the pool's free blocks go
+  // back to the cache and its live ones are freed as usual when they are.
+  // Errc::invalid_argument for an unknown pool or one being captured into.
+  void graph_pool_release(std::uint64_t pool);
+  // Slow paths refuse an allocation on a stream under a capture nobody announced.
+  void set_capture_guard(bool on);
+  bool capture_guarded() const { return capture_guard_.load(std::memory_order_relaxed); }
+  struct GraphStats {
+    std::size_t pools = 0, capturing = 0, held_blocks = 0, free_blocks = 0;
+  };
+  GraphStats graph_stats() const;
+
   prim::Backend& backend() { return *counting_; }
   bool is_capturing(prim::Stream s) { return counting_->is_capturing(s); }  // counted, like the allocator's calls
   int device() const { return device_; }
@@ -71,6 +98,19 @@ class DeviceAllocator {
   // free() after the lock is taken: the allocator, statistics and tracing.
   FreeInfo free_locked(void* ptr, prim::Stream stream);
 
+  struct GraphPool;
+  struct PoolBlock {
+    GraphPool* pool;
+    prim::Stream stream;
+    std::size_t rounded;
+    bool free;  // freed by its user, kept by the pool
+  };
+  GraphPool* capture_pool(prim::Stream s) const;
+  void* pool_alloc(GraphPool& gp, std::size_t size, prim::Stream stream);
+  // True if the free was a graph pool's (kept by the pool, or done here for a released pool).
+  bool pool_free(void* ptr, FreeInfo* fi);
+  FreeInfo free_now(void* ptr, prim::Stream stream);
+
   int device_;
   std::unique_ptr<prim::CountingBackend> counting_;
   mutable std::mutex mu_;
@@ -78,6 +118,13 @@ class DeviceAllocator {
   residency::Residency res_;
   StatsRecorder rec_;
   std::shared_ptr<trace::Tracer> tracer_;
+  // Graph pools: by id while some graph uses them; released ones live on
+  // while allocations of theirs do.
+  std::map<std::uint64_t, std::unique_ptr<GraphPool>> pools_;
+  std::vector<std::unique_ptr<GraphPool>> released_;
+  std::vector<std::pair<prim::Stream, GraphPool*>> capturing_;
+  std::unordered_map<std::uintptr_t, PoolBlock> pool_blocks_;  // every live block of every pool
+  std::atomic<bool> capture_guard_{false};
 };
 
 }  // namespace memlake::core

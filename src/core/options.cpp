@@ -170,10 +170,19 @@ const std::vector<Entry>& entries() {
         "With libmemlake_preload.so in LD_PRELOAD: route cudaMalloc/cudaFree/cudaMallocAsync/cudaFreeAsync and cuMemAlloc/cuMemFree(Async) to memlake. 0 = pass every call to the driver untouched."},
        [](Options& o, const std::string& v) { o.shim = parse_bool("shim", v); },
        [](const Options& o) { return std::string(o.shim ? "1" : "0"); }},
-      {{"torch_capture_check", "MEMLAKE_TORCH_CAPTURE_CHECK", "1",
-        "memlake.torch.enable(): ask the driver on every allocation on a stream other than the legacy default stream (which cannot be captured, and is answered without the driver) whether the stream is being captured into a CUDA graph, and refuse if so (freed memory would be reused while the graph still uses it). 0 = skip the query (one driver call per tensor on such streams): only when no graph is ever captured outside memlake.torch.pool()."},
-       [](Options& o, const std::string& v) { o.torch_capture_check = parse_bool("torch_capture_check", v); },
-       [](const Options& o) { return std::string(o.torch_capture_check ? "1" : "0"); }},
+      {{"capture_check", "MEMLAKE_CAPTURE_CHECK", "hooks",
+        "How memlake.torch.enable() learns that a stream is being captured into a CUDA graph. 'hooks': from memlake_capture_begin/end and memlake_graph_pool_release (memlake.torch wraps torch.cuda.CUDAGraph to call them): allocations of a capture come from the graph's pool, kept apart until the graph is released; no driver query per allocation (one on the slow path refuses a capture nobody announced). 'query': ask the driver on every allocation on a stream other than the legacy default stream and refuse a capture (the pre-hooks behaviour). 'off': neither (only when no graph is ever captured outside memlake.torch.pool())."},
+       [](Options& o, const std::string& v) {
+         if (v == "hooks") o.capture_check = Options::CaptureCheck::hooks;
+         else if (v == "query" || v == "1") o.capture_check = Options::CaptureCheck::query;
+         else if (v == "off" || v == "0") o.capture_check = Options::CaptureCheck::off;
+         else throw_error(Errc::invalid_argument, "option capture_check: '" + v + "' is not 'hooks', 'query' or 'off'");
+       },
+       [](const Options& o) {
+         return std::string(o.capture_check == Options::CaptureCheck::hooks   ? "hooks"
+                            : o.capture_check == Options::CaptureCheck::query ? "query"
+                                                                              : "off");
+       }},
       {{"shim_sync_free", "MEMLAKE_SHIM_SYNC_FREE", "1",
         "Shim: cudaFree/cuMemFree wait for the device's work first, as the driver's do, so the memory can be reused at once by any stream. 0 = no wait: only safe when freed memory is no longer used by queued work."},
        [](Options& o, const std::string& v) { o.shim_sync_free = parse_bool("shim_sync_free", v); },

@@ -46,7 +46,8 @@ struct Options {
   std::size_t daemon_pool_min = 0;       // pool quota asked: guaranteed bytes (0 = the policy's)
   std::size_t daemon_pool_max = 0;       // pool quota asked: burst bytes (0 = the policy's)
   bool shim = true;                      // LD_PRELOAD shim routes allocations to memlake
-  bool torch_capture_check = true;       // memlake_torch_malloc asks the driver whether the stream is capturing
+  enum class CaptureCheck { hooks, query, off };
+  CaptureCheck capture_check = CaptureCheck::hooks;  // how memlake_torch_malloc learns of CUDA graph capture
   bool shim_sync_free = true;            // shim: synchronous free waits for the device, like cuMemFree
   bool shim_copy = false;                // shim: large pageable cudaMemcpy(Async) go through the copy engine
   bool shim_log = false;                 // shim: log driver entry points asked for and copy decisions

@@ -17,13 +17,29 @@ void StreamTracker::drop_event(prim::Event e) noexcept {
   }
 }
 
-Tag StreamTracker::tag_of(prim::Stream s) {
+Tag StreamTracker::tag_of_slow(prim::Stream s) {
   auto it = tags_.find(s);
-  if (it != tags_.end()) return it->second;
-  Tag t = static_cast<Tag>(streams_.size());
+  Tag t;
+  if (it != tags_.end()) {
+    t = it->second;
+  } else {
+    t = static_cast<Tag>(streams_.size());
+    streams_.emplace_back();
+    streams_.back().stream = s;
+    tags_.emplace(s, t);
+  }
+  last_stream_ = s;
+  last_tag_ = t;
+  return t;
+}
+
+Tag StreamTracker::held_tag(prim::Stream capture_stream) {
+  const Tag t = static_cast<Tag>(streams_.size());
   streams_.emplace_back();
-  streams_.back().stream = s;
-  tags_.emplace(s, t);
+  StreamState& st = streams_[t];
+  st.stream = capture_stream;  // what stream_of() reports (tracing, residency)
+  st.held = true;
+  st.done = st.seq;
   return t;
 }
 
@@ -38,6 +54,7 @@ void StreamTracker::advance(StreamState& st) {
 
 std::uint64_t StreamTracker::poll(Tag t, std::uint64_t want) {
   StreamState& st = streams_[t];
+  if (st.held || frozen_) return st.done;
   try {
     advance(st);
     if (st.done < want && (st.pending.empty() || st.pending.back().seq < want)) {
@@ -59,6 +76,10 @@ std::uint64_t StreamTracker::poll(Tag t, std::uint64_t want) {
 void StreamTracker::wait(Tag t, std::uint64_t seq) {
   StreamState& st = streams_[t];
   if (st.done >= seq) return;
+  if (st.held)
+    throw_error(Errc::unavailable, "waiting for memory of a CUDA graph's pool that is not released");
+  if (frozen_)
+    throw_error(Errc::unavailable, "waiting for other streams' work during CUDA graph capture would invalidate the capture");
   poll(t, seq);
   while (st.done < seq) {
     if (st.pending.empty() || st.pending.back().seq < seq) {
@@ -84,7 +105,8 @@ void StreamTracker::complete_all(StreamState& st) {
 }
 
 void StreamTracker::mark_all_complete() {
-  for (StreamState& st : streams_) complete_all(st);
+  for (StreamState& st : streams_)
+    if (!st.held) complete_all(st);  // a graph pool's memory stays apart until its release
 }
 
 std::size_t StreamTracker::pending_events() const {

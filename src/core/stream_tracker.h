@@ -24,7 +24,29 @@ class StreamTracker final : public Quiescer {
   explicit StreamTracker(prim::Backend& backend) : be_(backend) {}
   ~StreamTracker() override;
 
-  Tag tag_of(prim::Stream s);
+  Tag tag_of(prim::Stream s) {
+    // One compare for the common case of one stream allocating over and over.
+    if (s == last_stream_ && last_tag_) return last_tag_;
+    return tag_of_slow(s);
+  }
+  // A tag of its own for a CUDA graph's pool (allocations of a capture on
+  // `capture_stream`): its frees are never known complete until complete()
+  // says so, nothing is queried or recorded for it, and waiting on it is
+  // refused.
+  Tag held_tag(prim::Stream capture_stream);
+  bool held(Tag t) const { return streams_[t].held; }
+  // A held tag's memory is no longer used by the device (the caller
+  // synchronised): every free of it so far is complete.
+  void complete(Tag t) { complete_all(streams_[t]); }
+  // The pool is released: from now on its tag follows its capture stream
+  // (events on it tell when the frees of its remaining allocations complete).
+  void unhold(Tag t) { streams_[t].held = false; }
+  // While frozen (a CUDA graph is being captured on this device), no event is
+  // recorded or queried and no stream is queried or synchronised: in the
+  // capture's global mode such calls would invalidate it. Polls answer what
+  // is known; waits are refused (Errc::unavailable).
+  void set_frozen(bool f) { frozen_ = f; }
+  bool frozen() const { return frozen_; }
   prim::Stream stream_of(Tag t) const { return streams_[t].stream; }
 
   // A free happens on stream `t`: returns its number.
@@ -55,7 +77,9 @@ class StreamTracker final : public Quiescer {
     std::uint64_t seq = 0;   // last free number issued
     std::uint64_t done = 0;  // all frees <= done are complete
     std::deque<Pending> pending;
+    bool held = false;       // a graph pool's tag (held_tag)
   };
+  Tag tag_of_slow(prim::Stream s);
   void advance(StreamState& st);
   void complete_all(StreamState& st);
   // Destroys an event; a failure only leaks it in the driver.
@@ -64,6 +88,9 @@ class StreamTracker final : public Quiescer {
   prim::Backend& be_;
   std::vector<StreamState> streams_ = std::vector<StreamState>(1);  // [0] unused (global)
   std::unordered_map<prim::Stream, Tag> tags_;
+  prim::Stream last_stream_ = nullptr;
+  Tag last_tag_ = 0;
+  bool frozen_ = false;
 };
 
 }  // namespace memlake::core
