@@ -91,7 +91,10 @@ class KVCache(StaticCache):
 
     def __init__(self, config, max_batch_size, max_cache_len, dtype=None, device=None, layout="tokens",
                  rows=None, memory_limit=0, margin=2, allocator=None):
-        super().__init__(config=config, max_cache_len=max_cache_len)
+        try:
+            super().__init__(config=config, max_cache_len=max_cache_len)
+        except TypeError:  # versions that take the batch size up front
+            super().__init__(config=config, max_batch_size=max_batch_size, max_cache_len=max_cache_len)
         text = config.get_text_config(decoder=True) if hasattr(config, "get_text_config") else config
         if any(type(layer) is not StaticLayer for layer in self.layers):
             raise NotImplementedError("memlake.torch.KVCache supports full-attention layers only "
