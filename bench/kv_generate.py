@@ -202,6 +202,7 @@ def continuous_check(model, name, slots=4, max_len=512, steps=160, seed=3):
         rows[slot] = {"tokens": prompt[0].tolist() + [int(out.logits[0, -1].argmax())], "start": t - plen,
                       "logits": [], "left": rng.randint(10, 60)}
 
+    cache.set_position(t)  # the layers' own write position (transformers 5.17's StaticLayer)
     for s in range(slots):
         admit(s)
     with torch.no_grad():
@@ -339,10 +340,14 @@ def bench(args):
             elif kind.startswith("static"):
                 cache = static_cache(model, batch, max_len)
                 cache.early_initialization(batch, kvh, hd, torch.bfloat16, torch.device("cuda"))
+                for layer in cache.layers:  # write at the context's end, as after a prefill
+                    if isinstance(getattr(layer, "cumulative_length", None), torch.Tensor):
+                        layer.cumulative_length.fill_(ctx)
                 fwd = fwd_c if kind.endswith("compiled") else model.forward
             else:  # kv-eager, kv-compiled, kvheads-compiled
                 cache = kv_cache(model, batch, max_len, layout="heads" if kind.startswith("kvheads") else "tokens")
                 cache.prepare(0, ctx)
+                cache.set_position(ctx)
                 kv = cache
                 fwd = fwd_c if kind.endswith("compiled") else model.forward
             warm = args.warm_compiled if kind.endswith("compiled") else args.warm
