@@ -127,6 +127,8 @@ def check(args):
     import memlake.torch as mt
     torch.backends.cuda.matmul.allow_tf32 = False
     for name, kvh in (("gqa", 2), ("mha", 4)):
+        if args.models and name not in args.models.split(","):
+            continue
         cfg = qwen_config(kvh, layers=args.layers, hidden=512, heads=4, inter=1024, vocab=4096)
         cfg.head_dim = 128
         model = make_model(cfg)
