@@ -373,13 +373,17 @@ def bench(args):
 
 # ---------------------------------------------------------------- capacity
 def capacity(args):
-    """Largest number of concurrent rows (continuous batching: a finished request's row takes the next
-    one at once) whose KV pages stay under one budget, final lengths log-uniform in [128, max_len];
+    """Largest batch whose KV pages stay under one budget, final lengths log-uniform in [128, max_len],
+    64-token prompts, one token a step, with the real page mapping (KVPages over a virtual tensor).
+    schedule batch: the rows start together and each stops at its length (finish_row gives its pages
+    back, unless --keep-finished); continuous: a finished row takes the next request at once.
     StaticCache's largest batch under the same budget is budget // (max_len bytes of a row)."""
     import memlake
     from memlake.kv_pages import KVPages
     res_all = []
     for name, kvh in (("gqa", 2), ("mha", 12)):
+        if args.models and name not in args.models.split(","):
+            continue
         geo = dict(layers=28, heads=kvh, head_dim=128, max_len=args.max_len, itemsize=2, order="tokens")
         row_bytes = 28 * 2 * kvh * 128 * 2 * args.max_len
         budget = args.budget_rows * row_bytes  # StaticCache's batch under the budget: budget_rows
@@ -391,21 +395,37 @@ def capacity(args):
             lo, hi = math.log(128), math.log(args.max_len)
             want, pos = [0] * n, [0] * n
             served, ok, prompt = 0, True, 64
+            draw = lambda: min(args.max_len, int(math.exp(rng.uniform(lo, hi))))
             try:
                 for r in range(n):
-                    want[r] = int(math.exp(rng.uniform(lo, hi)))
+                    want[r] = draw()
                     pages.add_row(r, 0, prompt)
                     pos[r] = prompt
-                for _ in range(args.steps):
-                    for r in range(n):
-                        if pos[r] >= want[r]:
-                            pages.finish_row(r)
-                            served += 1
-                            want[r] = int(math.exp(rng.uniform(lo, hi)))
-                            pages.add_row(r, 0, prompt)
-                            pos[r] = prompt
-                        pos[r] += 1
-                        pages.grow(r, pos[r])
+                if args.schedule == "batch":
+                    # One batch generated together; a row stops at its final length and gives its
+                    # pages back (keep_finished: keeps them, as a cache without finish would).
+                    active = set(range(n))
+                    while active:
+                        for r in list(active):
+                            if pos[r] >= want[r]:
+                                if not args.keep_finished:
+                                    pages.finish_row(r)
+                                active.discard(r)
+                                served += 1
+                                continue
+                            pos[r] += 1
+                            pages.grow(r, pos[r])
+                else:  # continuous: a finished request's row takes the next one at once
+                    for _ in range(args.steps):
+                        for r in range(n):
+                            if pos[r] >= want[r]:
+                                pages.finish_row(r)
+                                served += 1
+                                want[r] = draw()
+                                pages.add_row(r, 0, prompt)
+                                pos[r] = prompt
+                            pos[r] += 1
+                            pages.grow(r, pos[r])
             except memlake.OutOfMemoryError:
                 ok = False
             st = pages.stats()
@@ -431,7 +451,8 @@ def capacity(args):
             else:
                 bad = mid
         n, last = good, (info[1], info[2]["physical_peak"], info[2])
-        rec = {"what": "capacity", "model": name, "backend": args.backend, "budget_bytes": budget,
+        rec = {"what": "capacity", "model": name, "backend": args.backend, "schedule": args.schedule,
+               "keep_finished": bool(args.keep_finished), "budget_bytes": budget,
                "static_batch": args.budget_rows, "kv_batch": n, "ratio": round(n / args.budget_rows, 2),
                "steps": args.steps, "requests_served": last[0] if last else None,
                "peak_physical_bytes": last[1] if last else None, "max_len": args.max_len,
@@ -459,6 +480,9 @@ def main():
     ap.add_argument("--backend", default="cuda")
     ap.add_argument("--budget-rows", type=int, default=8)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--schedule", choices=["batch", "continuous"], default="batch",
+                    help="capacity: one batch whose rows stop at their lengths, or continuous replacement")
+    ap.add_argument("--keep-finished", action="store_true", help="capacity (batch): finished rows keep their pages")
     args = ap.parse_args()
     if args.mode == "capacity":
         args.steps = args.steps if args.steps != 30 else 12000
