@@ -372,6 +372,32 @@ def bench(args):
 
 
 # ---------------------------------------------------------------- capacity
+class CountingVT:
+    """Counts pages as the virtual tensor does (private set, memory limit incl. 2 shared pages)."""
+    def __init__(self, nbytes, limit=0, page=2 << 20):
+        self.page_size = page; self.pages = -(-nbytes // page); self.limit = limit
+        self.priv = set(); self.peak = 0
+    def page_range(self, off, n):
+        if n <= 0: return off // self.page_size, 0
+        f = off // self.page_size
+        return f, (off + n + self.page_size - 1) // self.page_size - f
+    def map_bytes(self, off, n, stream=None):
+        f, c = self.page_range(off, n)
+        new = [p for p in range(f, f + c) if p not in self.priv]
+        if self.limit and (len(self.priv) + len(new) + 2) * self.page_size > self.limit:
+            import memlake
+            raise memlake.OutOfMemoryError("limit")
+        self.priv.update(new); self.peak = max(self.peak, (len(self.priv) + 2) * self.page_size)
+    def unmap_bytes(self, off, n, backing="zero", stream=None):
+        f, c = self.page_range(off, n)
+        self.priv.difference_update(range(f, f + c))
+    def stats(self):
+        return {"bytes": self.pages * self.page_size, "private_pages": len(self.priv), "page_size": self.page_size,
+                "physical_bytes": (len(self.priv) + 2) * self.page_size, "physical_peak": self.peak,
+                "pages_mapped": 0, "pages_unmapped": 0, "syncs": 0}
+    def close(self): pass
+
+
 def capacity(args):
     """Largest batch whose KV pages stay under one budget, final lengths log-uniform in [128, max_len],
     64-token prompts, one token a step, with the real page mapping (KVPages over a virtual tensor).
@@ -387,11 +413,13 @@ def capacity(args):
         geo = dict(layers=28, heads=kvh, head_dim=128, max_len=args.max_len, itemsize=2, order="tokens")
         row_bytes = 28 * 2 * kvh * 128 * 2 * args.max_len
         budget = args.budget_rows * row_bytes  # StaticCache's batch under the budget: budget_rows
-        alloc = memlake.Allocator(backend=args.backend)
+        alloc = memlake.Allocator(backend=args.backend) if args.backend != "count" else None
+        factory = (lambda nb, lim=0: CountingVT(nb, lim)) if args.backend == "count" else None
 
         def runs(n):
             rng = random.Random(args.seed)
-            pages = KVPages(dict(geo, batch=n), allocator=alloc, rows=[], memory_limit=budget)
+            g = dict(geo, batch=n, page_size=2 << 20) if factory else dict(geo, batch=n)
+            pages = KVPages(g, allocator=alloc, rows=[], memory_limit=budget, vt_factory=factory)
             lo, hi = math.log(128), math.log(args.max_len)
             want, pos = [0] * n, [0] * n
             served, ok, prompt = 0, True, 64
@@ -477,7 +505,8 @@ def main():
     ap.add_argument("--kinds", default="static-compiled,kv-compiled,dynamic,static-eager,kv-eager")
     ap.add_argument("--models", default="")
     ap.add_argument("--compiled-models", default="gqa", help="check: models whose compiled paths are checked")
-    ap.add_argument("--backend", default="cuda")
+    ap.add_argument("--backend", default="cuda",
+                    help="capacity: cuda, host, or count (the page accounting alone, no memory mapped)")
     ap.add_argument("--budget-rows", type=int, default=8)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--schedule", choices=["batch", "continuous"], default="batch",
