@@ -24,9 +24,14 @@ sys.path.insert(0, os.path.join(HERE, "..", "python"))
 RESULTS = []
 
 
+SAVE = {}
+
+
 def emit(rec):
     RESULTS.append(rec)
     print(json.dumps(rec), flush=True)
+    if SAVE.get("out"):  # as we go: a run cut short keeps what it measured
+        save(SAVE["out"], SAVE["mode"])
 
 
 def save(out, mode):
@@ -122,6 +127,8 @@ def check(args):
     import memlake.torch as mt
     torch.backends.cuda.matmul.allow_tf32 = False
     for name, kvh in (("gqa", 2), ("mha", 4)):
+        if args.models and name not in args.models.split(","):
+            continue
         cfg = qwen_config(kvh, layers=args.layers, hidden=512, heads=4, inter=1024, vocab=4096)
         cfg.head_dim = 128
         model = make_model(cfg)
@@ -150,8 +157,12 @@ def check(args):
                   "bound_steps": hook.steps, "bound_violations": hook.violations,
                   "worst_mapped_over_bound": round(hook.worst, 4), "hook_calls": cache.hook_calls, "stats": st})
             cache.close()
-        continuous_check(model, name)
         errors_check(model, name)
+        if name not in args.compiled_models.split(","):
+            del model
+            torch.cuda.empty_cache()
+            continue
+        continuous_check(model, name)
         # Compiled generate, StaticCache vs KVCache (tokens layout).
         seq_sc, log_sc = _gen(model, ids, static_cache(model, b, max_len), new, True)
         cache = kv_cache(model, b, max_len)
@@ -193,6 +204,7 @@ def continuous_check(model, name, slots=4, max_len=512, steps=160, seed=3):
         rows[slot] = {"tokens": prompt[0].tolist() + [int(out.logits[0, -1].argmax())], "start": t - plen,
                       "logits": [], "left": rng.randint(10, 60)}
 
+    cache.set_position(t)  # the layers' own write position (transformers 5.17's StaticLayer)
     for s in range(slots):
         admit(s)
     with torch.no_grad():
@@ -316,7 +328,7 @@ def bench(args):
         model = make_model(cfg)
         fwd_c = torch.compile(model.forward, mode="reduce-overhead", fullgraph=True)
         hd, L = cfg.head_dim, cfg.num_hidden_layers
-        kinds = args.kinds.split(",")
+        kinds = args.kinds.split(",")  # the compiled pair first: the headline if the run is cut short
         for kind in kinds:
             torch.cuda.empty_cache()
             torch.cuda.reset_peak_memory_stats()
@@ -330,10 +342,14 @@ def bench(args):
             elif kind.startswith("static"):
                 cache = static_cache(model, batch, max_len)
                 cache.early_initialization(batch, kvh, hd, torch.bfloat16, torch.device("cuda"))
+                for layer in cache.layers:  # write at the context's end, as after a prefill
+                    if isinstance(getattr(layer, "cumulative_length", None), torch.Tensor):
+                        layer.cumulative_length.fill_(ctx)
                 fwd = fwd_c if kind.endswith("compiled") else model.forward
             else:  # kv-eager, kv-compiled, kvheads-compiled
                 cache = kv_cache(model, batch, max_len, layout="heads" if kind.startswith("kvheads") else "tokens")
                 cache.prepare(0, ctx)
+                cache.set_position(ctx)
                 kv = cache
                 fwd = fwd_c if kind.endswith("compiled") else model.forward
             warm = args.warm_compiled if kind.endswith("compiled") else args.warm
@@ -356,40 +372,88 @@ def bench(args):
 
 
 # ---------------------------------------------------------------- capacity
+class CountingVT:
+    """Counts pages as the virtual tensor does (private set, memory limit incl. 2 shared pages)."""
+    def __init__(self, nbytes, limit=0, page=2 << 20):
+        self.page_size = page; self.pages = -(-nbytes // page); self.limit = limit
+        self.priv = set(); self.peak = 0
+    def page_range(self, off, n):
+        if n <= 0: return off // self.page_size, 0
+        f = off // self.page_size
+        return f, (off + n + self.page_size - 1) // self.page_size - f
+    def map_bytes(self, off, n, stream=None):
+        f, c = self.page_range(off, n)
+        new = [p for p in range(f, f + c) if p not in self.priv]
+        if self.limit and (len(self.priv) + len(new) + 2) * self.page_size > self.limit:
+            import memlake
+            raise memlake.OutOfMemoryError("limit")
+        self.priv.update(new); self.peak = max(self.peak, (len(self.priv) + 2) * self.page_size)
+    def unmap_bytes(self, off, n, backing="zero", stream=None):
+        f, c = self.page_range(off, n)
+        self.priv.difference_update(range(f, f + c))
+    def stats(self):
+        return {"bytes": self.pages * self.page_size, "private_pages": len(self.priv), "page_size": self.page_size,
+                "physical_bytes": (len(self.priv) + 2) * self.page_size, "physical_peak": self.peak,
+                "pages_mapped": 0, "pages_unmapped": 0, "syncs": 0}
+    def close(self): pass
+
+
 def capacity(args):
-    """Largest number of concurrent rows (continuous batching: a finished request's row takes the next
-    one at once) whose KV pages stay under one budget, final lengths log-uniform in [128, max_len];
+    """Largest batch whose KV pages stay under one budget, final lengths log-uniform in [128, max_len],
+    64-token prompts, one token a step, with the real page mapping (KVPages over a virtual tensor).
+    schedule batch: the rows start together and each stops at its length (finish_row gives its pages
+    back, unless --keep-finished); continuous: a finished row takes the next request at once.
     StaticCache's largest batch under the same budget is budget // (max_len bytes of a row)."""
     import memlake
     from memlake.kv_pages import KVPages
     res_all = []
     for name, kvh in (("gqa", 2), ("mha", 12)):
+        if args.models and name not in args.models.split(","):
+            continue
         geo = dict(layers=28, heads=kvh, head_dim=128, max_len=args.max_len, itemsize=2, order="tokens")
         row_bytes = 28 * 2 * kvh * 128 * 2 * args.max_len
         budget = args.budget_rows * row_bytes  # StaticCache's batch under the budget: budget_rows
-        alloc = memlake.Allocator(backend=args.backend)
+        alloc = memlake.Allocator(backend=args.backend) if args.backend != "count" else None
+        factory = (lambda nb, lim=0: CountingVT(nb, lim)) if args.backend == "count" else None
 
         def runs(n):
             rng = random.Random(args.seed)
-            pages = KVPages(dict(geo, batch=n), allocator=alloc, rows=[], memory_limit=budget)
+            g = dict(geo, batch=n, page_size=2 << 20) if factory else dict(geo, batch=n)
+            pages = KVPages(g, allocator=alloc, rows=[], memory_limit=budget, vt_factory=factory)
             lo, hi = math.log(128), math.log(args.max_len)
             want, pos = [0] * n, [0] * n
             served, ok, prompt = 0, True, 64
+            draw = lambda: min(args.max_len, int(math.exp(rng.uniform(lo, hi))))
             try:
                 for r in range(n):
-                    want[r] = int(math.exp(rng.uniform(lo, hi)))
+                    want[r] = draw()
                     pages.add_row(r, 0, prompt)
                     pos[r] = prompt
-                for _ in range(args.steps):
-                    for r in range(n):
-                        if pos[r] >= want[r]:
-                            pages.finish_row(r)
-                            served += 1
-                            want[r] = int(math.exp(rng.uniform(lo, hi)))
-                            pages.add_row(r, 0, prompt)
-                            pos[r] = prompt
-                        pos[r] += 1
-                        pages.grow(r, pos[r])
+                if args.schedule == "batch":
+                    # One batch generated together; a row stops at its final length and gives its
+                    # pages back (keep_finished: keeps them, as a cache without finish would).
+                    active = set(range(n))
+                    while active:
+                        for r in list(active):
+                            if pos[r] >= want[r]:
+                                if not args.keep_finished:
+                                    pages.finish_row(r)
+                                active.discard(r)
+                                served += 1
+                                continue
+                            pos[r] += 1
+                            pages.grow(r, pos[r])
+                else:  # continuous: a finished request's row takes the next one at once
+                    for _ in range(args.steps):
+                        for r in range(n):
+                            if pos[r] >= want[r]:
+                                pages.finish_row(r)
+                                served += 1
+                                want[r] = draw()
+                                pages.add_row(r, 0, prompt)
+                                pos[r] = prompt
+                            pos[r] += 1
+                            pages.grow(r, pos[r])
             except memlake.OutOfMemoryError:
                 ok = False
             st = pages.stats()
@@ -415,7 +479,8 @@ def capacity(args):
             else:
                 bad = mid
         n, last = good, (info[1], info[2]["physical_peak"], info[2])
-        rec = {"what": "capacity", "model": name, "backend": args.backend, "budget_bytes": budget,
+        rec = {"what": "capacity", "model": name, "backend": args.backend, "schedule": args.schedule,
+               "keep_finished": bool(args.keep_finished), "budget_bytes": budget,
                "static_batch": args.budget_rows, "kv_batch": n, "ratio": round(n / args.budget_rows, 2),
                "steps": args.steps, "requests_served": last[0] if last else None,
                "peak_physical_bytes": last[1] if last else None, "max_len": args.max_len,
@@ -437,14 +502,20 @@ def main():
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--warm", type=int, default=3)
     ap.add_argument("--warm-compiled", type=int, default=4)
-    ap.add_argument("--kinds", default="dynamic,static-eager,kv-eager,static-compiled,kv-compiled")
+    ap.add_argument("--kinds", default="static-compiled,kv-compiled,dynamic,static-eager,kv-eager")
     ap.add_argument("--models", default="")
-    ap.add_argument("--backend", default="cuda")
+    ap.add_argument("--compiled-models", default="gqa", help="check: models whose compiled paths are checked")
+    ap.add_argument("--backend", default="cuda",
+                    help="capacity: cuda, host, or count (the page accounting alone, no memory mapped)")
     ap.add_argument("--budget-rows", type=int, default=8)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--schedule", choices=["batch", "continuous"], default="batch",
+                    help="capacity: one batch whose rows stop at their lengths, or continuous replacement")
+    ap.add_argument("--keep-finished", action="store_true", help="capacity (batch): finished rows keep their pages")
     args = ap.parse_args()
     if args.mode == "capacity":
         args.steps = args.steps if args.steps != 30 else 12000
+    SAVE.update(out=args.out, mode=args.mode)
     {"probe": probe, "check": check, "bench": bench, "capacity": capacity}[args.mode](args)
     save(args.out, args.mode)
 

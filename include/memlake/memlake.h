@@ -292,8 +292,8 @@ MEMLAKE_API memlake_status memlake_graph_pool_release(memlake_allocator* a, int 
 /* ---- Virtual tensors: one reserved range, physical pages only where data
  * lives, addresses that never move (the KV cache's mechanism; see
  * docs/design/kv_cache.md). Every page of the range is PRIVATE (its own
- * memory, zero-filled when mapped), ZERO (the tensor's shared zero page,
- * mapped read-only: reads give zeros, writes fault) or SINK (its shared
+ * memory, zero-filled when mapped), ZERO (the tensor's shared zero page:
+ * reads give zeros; mapped read-write, write only zeros) or SINK (its shared
  * scratch page, mapped read-write: writes nobody reads). A new tensor is all
  * ZERO and costs two pages of physical memory. Map and unmap wait for the
  * work queued on `stream` before they replace a mapping (only then); other

@@ -57,6 +57,24 @@ def _wrap(ptr, nbytes, shape, strides, dtype, device):
     return t
 
 
+def _init_layer(layer, keys, values, batch, heads, head_dim, dtype, device):
+    """What StaticLayer.lazy_initialization sets, over the given tensors: the attributes of
+    transformers 5.17 (batch_size, k/v_head_dim, a device cumulative_length) and of earlier
+    versions (max_batch_size, head_dim)."""
+    layer.dtype, layer.device = dtype, device
+    layer.batch_size = layer.max_batch_size = batch
+    layer.num_heads = heads
+    layer.head_dim = layer.k_head_dim = layer.v_head_dim = head_dim
+    layer.keys, layer.values = keys, values
+    statics = [keys, values]
+    if isinstance(getattr(layer, "cumulative_length", None), torch.Tensor):
+        layer.cumulative_length = layer.cumulative_length.to(device)
+        statics.append(layer.cumulative_length)
+    for t in statics:
+        torch._dynamo.mark_static_address(t)
+    layer.is_initialized = True
+
+
 class _VirtualLayer(StaticLayer):
     """StaticLayer over memlake memory: update(), get_mask_sizes(), get_seq_length() are StaticLayer's."""
 
@@ -64,11 +82,11 @@ class _VirtualLayer(StaticLayer):
         self.is_initialized = True
 
     def reset(self):
-        self._owner._pages.reset()
+        self._owner.reset()
 
-    def get_mask_sizes(self, cache_position, *args, **kwargs):
-        self._owner._eager_hook(cache_position)
-        return super().get_mask_sizes(cache_position, *args, **kwargs)
+    def get_mask_sizes(self, *args, **kwargs):
+        self._owner._eager_hook(*args, **kwargs)
+        return super().get_mask_sizes(*args, **kwargs)
 
     def reorder_cache(self, beam_idx):
         raise NotImplementedError("memlake.torch.KVCache does not support beam search (reorder_cache)")
@@ -91,7 +109,10 @@ class KVCache(StaticCache):
 
     def __init__(self, config, max_batch_size, max_cache_len, dtype=None, device=None, layout="tokens",
                  rows=None, memory_limit=0, margin=2, allocator=None):
-        super().__init__(config=config, max_cache_len=max_cache_len)
+        try:
+            super().__init__(config=config, max_cache_len=max_cache_len)
+        except TypeError:  # versions that take the batch size up front
+            super().__init__(config=config, max_batch_size=max_batch_size, max_cache_len=max_cache_len)
         text = config.get_text_config(decoder=True) if hasattr(config, "get_text_config") else config
         if any(type(layer) is not StaticLayer for layer in self.layers):
             raise NotImplementedError("memlake.torch.KVCache supports full-attention layers only "
@@ -116,35 +137,56 @@ class KVCache(StaticCache):
         for i in range(len(self.layers)):
             layer = _VirtualLayer(max_cache_len=max_cache_len)
             layer._owner = self
-            layer.max_batch_size, layer.num_heads, layer.head_dim = max_batch_size, heads, head_dim
-            layer.dtype, layer.device = dtype, device
             kv = []
             for which in (0, 1):
                 off, shape, strides = g.tensor(i, which)
                 span = (sum((s - 1) * st for s, st in zip(shape, strides)) + 1) * itemsize
                 kv.append(_wrap(vt.base + off, span, shape, strides, dtype, device))
-            layer.keys, layer.values = kv
-            torch._dynamo.mark_static_address(layer.keys)
-            torch._dynamo.mark_static_address(layer.values)
-            layer.is_initialized = True
+            _init_layer(layer, kv[0], kv[1], max_batch_size, heads, head_dim, dtype, device)
             layers.append(layer)
         self.layers = layers
         self._last_position = None
         self.hook_calls = 0  # steps prepared by the eager hook
 
     # ---- the eager hook: generate() builds each step's mask outside the compiled forward
-    def _eager_hook(self, cache_position):
-        if torch.compiler.is_compiling() or cache_position is self._last_position:
-            return  # traced (the graph stays StaticCache's), or this step was prepared already
-        self._last_position = cache_position
-        n = cache_position.shape[0]
-        if n:
-            self.hook_calls += 1
-            self.prepare(int(cache_position[0]), n)
+    def position(self):
+        """The next position a step writes (StaticLayer's own counter; None where the version has none)."""
+        c = getattr(self.layers[0], "cumulative_length", None)
+        return int(c) if c is not None else None
 
-    def get_mask_sizes(self, cache_position, *args, **kwargs):
-        self._eager_hook(cache_position)
-        return super().get_mask_sizes(cache_position, *args, **kwargs)
+    def set_position(self, position):
+        """Sets the next position every layer writes (continuous batching: rows share it)."""
+        for layer in self.layers:
+            c = getattr(layer, "cumulative_length", None)
+            if isinstance(c, torch.Tensor):
+                c.fill_(position)
+            elif c is not None:
+                layer.cumulative_length = position
+
+    def _eager_hook(self, *args, **kwargs):
+        """transformers 5.17 asks get_mask_sizes(query_length, layer_idx) before each step (positions come
+        from the layers' counter); earlier versions pass cache_position (a tensor)."""
+        if torch.compiler.is_compiling():
+            return  # traced: the graph stays StaticCache's
+        query = args[0] if args else kwargs.get("query_length", kwargs.get("cache_position"))
+        if query is None:
+            return
+        if isinstance(query, torch.Tensor):
+            if query is self._last_position or query.numel() == 0:
+                return
+            self._last_position = query
+            position, n = int(query.reshape(-1)[0]), query.numel()
+        else:
+            n = int(query)
+            position = self.position()  # an 8-byte read: generate has already waited for the last step
+            if position is None or n <= 0:
+                return
+        self.hook_calls += 1
+        self.prepare(position, n)
+
+    def get_mask_sizes(self, *args, **kwargs):
+        self._eager_hook(*args, **kwargs)
+        return super().get_mask_sizes(*args, **kwargs)
 
     def prepare(self, position, count=1):
         """Maps what a step writing positions [position, position+count) of the active rows needs."""
@@ -181,7 +223,9 @@ class KVCache(StaticCache):
         return [r for r, a in enumerate(self._pages.active) if a]
 
     def reset(self):
+        """Every active row starts again at position 0: pages go back, reads give zeros."""
         self._pages.reset()
+        self.set_position(0)
 
     def reorder_cache(self, beam_idx):
         raise NotImplementedError("memlake.torch.KVCache does not support beam search (reorder_cache)")

@@ -5,8 +5,8 @@
     vt.unmap(2, 2, backing="sink")                  # pages 2..3 give it back
     vt.stats()["physical_bytes"]
 
-Every page is "private" (its own memory), "zero" (the shared zero page, mapped
-read-only) or "sink" (the shared scratch page, read-write). The address never
+Every page is "private" (its own memory), "zero" (the shared zero page; write
+only zeros there) or "sink" (the shared scratch page, read-write). The address never
 moves, so tensors over it (memlake.torch.KVCache) stay valid in CUDA graphs.
 Map and unmap wait for the work queued on `stream` before they replace a
 mapping. Errors: memlake.OutOfMemoryError (memory limit or device full;

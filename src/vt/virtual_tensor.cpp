@@ -29,7 +29,7 @@ VirtualTensor::VirtualTensor(prim::Backend& be, std::size_t bytes, std::size_t m
     std::vector<unsigned char> zeros(page_, 0);
     be_.write(va(pages_), zeros.data(), page_);
     for (; mapped_upto < pages_; ++mapped_upto) be_.map(va(mapped_upto), page_, zero_);
-    be_.set_access(base_, pages_ * page_, prim::Access::read);
+    be_.set_access(base_, pages_ * page_, access(PageState::zero));
   } catch (...) {
     try {
       if (mapped_upto) be_.unmap(base_, mapped_upto * page_);

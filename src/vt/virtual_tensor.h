@@ -8,10 +8,13 @@
 //
 // Every page of the range is, at any time, in one of three states:
 //   PRIVATE  its own physical page, zero-filled when it was mapped;
-//   ZERO     the tensor's one shared zero page, mapped READ-ONLY at this
-//            address (reads give zeros, a write faults): a region that holds
-//            no data yet but that kernels may read (attention over the
-//            whole maximum length reads positions that hold no token);
+//   ZERO     the tensor's one shared zero page, mapped at this address: a
+//            region that holds no data yet but that kernels may read
+//            (attention over the whole maximum length reads positions that
+//            hold no token). Mapped read-write, because tools rewrite bytes
+//            they read (torch.compile's autotuner saves a mutated tensor's
+//            whole storage and copies it back: a read-only mapping fails
+//            that copy); nothing may write anything but zeros there;
 //   SINK     the tensor's one shared scratch page, mapped read-write at this
 //            address: a region whose writes nobody reads (a batch row that
 //            holds no sequence still gets the step's writes). Its contents
@@ -98,9 +101,7 @@ class VirtualTensor {
   void check_range(std::size_t first, std::size_t count, const char* what) const;
   std::uintptr_t va(std::size_t page) const { return base_ + page * page_; }
   prim::PhysHandle shared(PageState s) const { return s == PageState::zero ? zero_ : sink_; }
-  prim::Access access(PageState s) const {
-    return s == PageState::zero ? prim::Access::read : prim::Access::read_write;
-  }
+  static prim::Access access(PageState) { return prim::Access::read_write; }
   // Maps the shared page of state s at pages [a, b) (unmapped now).
   void map_shared(std::size_t a, std::size_t b, PageState s);
   void note_physical();
