@@ -374,6 +374,25 @@ TEST(Daemon, AttachFindsPublishedBytesAndAnUnknownIdIsAClearError) {
   EXPECT_TRUE(eventually([&] { return s.d->pool_used() == 0; }));
 }
 
+TEST(Daemon, AProcessHoldingABufferTwiceKeepsItUntilItsLastUnshare) {
+  Served s;
+  prim::HostBackend b(0, kGran, 0);
+  Region r(b, 4 << 20, 8);
+  DaemonClient c(cfg(s.sock()));
+  SharedMapping first = share(c, b, r.va, 4 << 20, nullptr);  // the filler
+  SharedMapping second = share(c, b, r.va, 4 << 20, nullptr);  // the same bytes again: mapped, not copied
+  SharedMapping third = attach(c, b, first.id);
+  EXPECT_NE(first.va, second.va);
+  EXPECT_EQ(json_num(s.status(), "holders"), 1u);  // one client
+  unshare(c, b, first);
+  unshare(c, b, second);
+  EXPECT_EQ(json_num(s.status(), "shared_bytes"), std::uint64_t{4} << 20);  // still held once
+  EXPECT_TRUE(holds_pattern(b, third.va, 4 << 20, 8));
+  unshare(c, b, third);
+  EXPECT_TRUE(eventually([&] { return s.d->pool_used() == 0; }));
+  EXPECT_THROW(c.detach(first.id), Error);  // nothing left to detach
+}
+
 TEST(Daemon, PoolQuotasTrimsAndAKilledClientsPagesComeBack) {
   MEMLAKE_SKIP_FORK_UNDER_TSAN();
   // 64 MiB pool; each client guaranteed 8 MiB, at most 48 MiB.
