@@ -710,6 +710,29 @@ TEST(DaemonCApi, ShareAttachUnshareAndStatus) {
   EXPECT_NE(std::string(memlake_last_error()).find("no memlake daemon"), std::string::npos);
 }
 
+// No fork: runs under TSan too (the trim arrives on the cached allocator's listener
+// thread, which empties its cache while the other allocates).
+TEST(DaemonCApi, TwoAllocatorsOfOneProcessTrimEachOtherThroughTheDaemon) {
+  Served s(64 << 20);
+  memlake_allocator* a = make_alloc(s.sock(), true);
+  memlake_allocator* b = make_alloc(s.sock(), true);
+  for (int round = 0; round < 3; ++round) {
+    void* p = nullptr;
+    ASSERT_EQ(memlake_alloc(a, 48 << 20, 0, nullptr, &p), MEMLAKE_OK) << memlake_last_error();
+    ASSERT_EQ(memlake_free(a, p, 0, nullptr), MEMLAKE_OK);  // cached by a
+    void* q = nullptr;
+    ASSERT_EQ(memlake_alloc(b, 32 << 20, 0, nullptr, &q), MEMLAKE_OK) << memlake_last_error();  // a trims
+    std::memset(q, round, 32 << 20);
+    ASSERT_EQ(memlake_free(b, q, 0, nullptr), MEMLAKE_OK);
+    ASSERT_EQ(memlake_empty_cache(b, 0), MEMLAKE_OK);
+  }
+  EXPECT_LE(s.d->pool_used(), s.d->pool_bytes());
+  memlake_destroy(a);
+  memlake_destroy(b);
+  EXPECT_TRUE(eventually([&] { return s.d->pool_used() == 0; }));
+  EXPECT_NE(json_num(s.status(), "trims"), 0u);
+}
+
 TEST(DaemonCApi, AnAllocatorOnThePoolTakesPagesFromTheDaemonAndAKilledOneGivesThemBack) {
   MEMLAKE_SKIP_FORK_UNDER_TSAN();
   Served s(128 << 20);
