@@ -153,7 +153,7 @@ def role_model(args):
     h0 = logits_hash()
     torch.cuda.empty_cache()
     say({"loaded": True, "param_bytes": param_bytes, "torch_allocated": torch.cuda.memory_allocated(),
-         "logits_private": h0})
+         "torch_reserved": torch.cuda.memory_reserved(), "free_before": torch.cuda.mem_get_info()[0], "logits_private": h0})
     sys.stdin.readline()  # everyone holds a private copy now
     t = time.perf_counter()
     sw = mt.share_weights(model, allocator=a)
@@ -164,8 +164,11 @@ def role_model(args):
     h1 = logits_hash()
     private_params = sum(p.numel() * p.element_size() for p in model.parameters()
                          if not (sw.buffer.address <= p.data_ptr() < sw.buffer.address + sw.nbytes))
+    reserved = torch.cuda.memory_reserved()
+    torch.cuda.empty_cache()
     say({"shared": True, "id": sw.id, "id_again": cid, "nbytes": sw.nbytes, "share_s": share_s, "hash_s": hash_s,
-         "torch_allocated": torch.cuda.memory_allocated(), "torch_reserved": torch.cuda.memory_reserved(),
+         "torch_allocated": torch.cuda.memory_allocated(), "torch_reserved": reserved,
+         "torch_reserved_after_empty_cache": torch.cuda.memory_reserved(), "free_after": torch.cuda.mem_get_info()[0],
          "private_param_bytes": private_params, "logits_shared": h1})
     cmd = sys.stdin.readline().strip()
     if cmd == "write":
@@ -312,6 +315,10 @@ def part_dedup(args, res):
         "id_recomputed_equal": all(x["id"] == x["id_again"] for x in shared),
         "torch_allocated_before": [x["torch_allocated"] for x in loaded],
         "torch_allocated_after": [x["torch_allocated"] for x in shared],
+        "torch_reserved_before": [x["torch_reserved"] for x in loaded],
+        "torch_reserved_after": [x["torch_reserved"] for x in shared],
+        "torch_reserved_after_empty_cache": [x["torch_reserved_after_empty_cache"] for x in shared],
+        "device_free_before": [x["free_before"] for x in loaded], "device_free_after": [x["free_after"] for x in shared],
         "smi_used_idle": idle, "smi_used_private_copies": private_used, "smi_used_shared": shared_used,
         "smi_weights_reduction": ((private_used - idle) / (shared_used - idle)) if idle is not None and shared_used and shared_used > idle else None,
         "share_weights_s": [round(x["share_s"], 3) for x in shared], "content_id_s": [round(x["hash_s"], 3) for x in shared],

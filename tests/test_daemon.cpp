@@ -341,6 +341,7 @@ TEST(Daemon, AWriteToASharedBufferFaultsInTheWriterOnlyAndChangesNothing) {
     SharedMapping w = attach(c2, mine, id);
     // Even a process that bypasses memlake cannot make the pages writable: the descriptor is read-only.
     if (::mprotect(reinterpret_cast<void*>(w.va), w.mapped, PROT_READ | PROT_WRITE) == 0) return 7;
+    ::signal(SIGSEGV, SIG_DFL);  // a plain fault, also under sanitizers (which catch SIGSEGV)
     *reinterpret_cast<volatile char*>(w.va) = 1;  // SIGSEGV here
     return 0;
   });
@@ -372,6 +373,25 @@ TEST(Daemon, AttachFindsPublishedBytesAndAnUnknownIdIsAClearError) {
   unshare(c2, b2, m2);
   unshare(c, b, m);
   EXPECT_TRUE(eventually([&] { return s.d->pool_used() == 0; }));
+}
+
+TEST(Daemon, AProcessHoldingABufferTwiceKeepsItUntilItsLastUnshare) {
+  Served s;
+  prim::HostBackend b(0, kGran, 0);
+  Region r(b, 4 << 20, 8);
+  DaemonClient c(cfg(s.sock()));
+  SharedMapping first = share(c, b, r.va, 4 << 20, nullptr);  // the filler
+  SharedMapping second = share(c, b, r.va, 4 << 20, nullptr);  // the same bytes again: mapped, not copied
+  SharedMapping third = attach(c, b, first.id);
+  EXPECT_NE(first.va, second.va);
+  EXPECT_EQ(json_num(s.status(), "holders"), 1u);  // one client
+  unshare(c, b, first);
+  unshare(c, b, second);
+  EXPECT_EQ(json_num(s.status(), "shared_bytes"), std::uint64_t{4} << 20);  // still held once
+  EXPECT_TRUE(holds_pattern(b, third.va, 4 << 20, 8));
+  unshare(c, b, third);
+  EXPECT_TRUE(eventually([&] { return s.d->pool_used() == 0; }));
+  EXPECT_THROW(c.detach(first.id), Error);  // nothing left to detach
 }
 
 TEST(Daemon, PoolQuotasTrimsAndAKilledClientsPagesComeBack) {
@@ -688,6 +708,29 @@ TEST(DaemonCApi, ShareAttachUnshareAndStatus) {
   EXPECT_TRUE(eventually([&] { return s.d->pool_used() == 0; }));
   EXPECT_EQ(memlake_daemon_status((s.dir.path + "/nobody.sock").c_str(), buf, sizeof buf), 0u);
   EXPECT_NE(std::string(memlake_last_error()).find("no memlake daemon"), std::string::npos);
+}
+
+// No fork: runs under TSan too (the trim arrives on the cached allocator's listener
+// thread, which empties its cache while the other allocates).
+TEST(DaemonCApi, TwoAllocatorsOfOneProcessTrimEachOtherThroughTheDaemon) {
+  Served s(64 << 20);
+  memlake_allocator* a = make_alloc(s.sock(), true);
+  memlake_allocator* b = make_alloc(s.sock(), true);
+  for (int round = 0; round < 3; ++round) {
+    void* p = nullptr;
+    ASSERT_EQ(memlake_alloc(a, 48 << 20, 0, nullptr, &p), MEMLAKE_OK) << memlake_last_error();
+    ASSERT_EQ(memlake_free(a, p, 0, nullptr), MEMLAKE_OK);  // cached by a
+    void* q = nullptr;
+    ASSERT_EQ(memlake_alloc(b, 32 << 20, 0, nullptr, &q), MEMLAKE_OK) << memlake_last_error();  // a trims
+    std::memset(q, round, 32 << 20);
+    ASSERT_EQ(memlake_free(b, q, 0, nullptr), MEMLAKE_OK);
+    ASSERT_EQ(memlake_empty_cache(b, 0), MEMLAKE_OK);
+  }
+  EXPECT_LE(s.d->pool_used(), s.d->pool_bytes());
+  memlake_destroy(a);
+  memlake_destroy(b);
+  EXPECT_TRUE(eventually([&] { return s.d->pool_used() == 0; }));
+  EXPECT_NE(json_num(s.status(), "trims"), 0u);
 }
 
 TEST(DaemonCApi, AnAllocatorOnThePoolTakesPagesFromTheDaemonAndAKilledOneGivesThemBack) {

@@ -293,20 +293,25 @@ def share_weights(model, device=None, allocator=None):
     dev = params[0].device if device is None else _torch.device(device)
     if dev.type != "cuda" or any(p.device != dev for p in params):
         raise ValueError(f"share_weights: every parameter must be on one CUDA device ({dev})")
+    # Offsets only: no reference to the private copies may outlive the copy
+    # loop, or empty_cache() below could not give their memory back.
     layout, total = _layout([p.data for p in params])
+    metas = [(off, n, t.dtype, t.shape) for t, off, n in layout]
     flat = _torch.empty(total, dtype=_torch.uint8, device=dev)
     flat.zero_()  # the alignment gaps too: the id covers every byte
     for t, off, n in layout:
         flat[off:off + n].copy_(t.contiguous().view(-1).view(_torch.uint8))
+    del layout, t
     _torch.cuda.synchronize(dev)
     buf = _daemon.share(flat, total, device=dev.index or 0, allocator=allocator)
+    del flat
     base = _torch.as_tensor(buf, device=dev)
     with _torch.no_grad():
-        for p, (t, off, n) in zip(params, layout):
-            p.data = _view(base, off, n, t.dtype, t.shape)
-    del flat, base
+        for p, (off, n, dtype, shape) in zip(params, metas):
+            p.data = _view(base, off, n, dtype, shape)
+    del base, p
     _torch.cuda.synchronize(dev)
-    _torch.cuda.empty_cache()
+    _torch.cuda.empty_cache()  # the private copies go back to the driver
     return SharedWeights(buf, len(params), None)
 
 

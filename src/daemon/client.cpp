@@ -206,10 +206,11 @@ void DaemonClient::seal(const Digest& id) {
   if (r.type == Type::error) raise(r, cfg_.socket);
 }
 
-DaemonClient::Grant DaemonClient::attach(const Digest& id) {
+DaemonClient::Grant DaemonClient::attach(const Digest& id, bool remap) {
   Msg m;
   m.type = Type::attach;
   m.id = id_bytes(id);
+  m.a = remap ? 1 : 0;
   Grant g;
   Msg r = call(m, &g.fds);
   if (r.type == Type::error) raise(r, cfg_.socket);
@@ -416,7 +417,7 @@ SharedMapping share(DaemonClient& c, prim::Backend& b, std::uintptr_t src, std::
       // From now on this process maps the pages as everyone does: through
       // read-only descriptors (on the host backend no mprotect can make them
       // writable again), at the same address.
-      DaemonClient::Grant ro = c.attach(id);
+      DaemonClient::Grant ro = c.attach(id, true);
       b.unmap(m.va, m.mapped);
       for (prim::PhysHandle h : m.handles) b.release(h);
       m.handles.clear();

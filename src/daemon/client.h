@@ -58,7 +58,10 @@ class DaemonClient {
   };
   Grant publish(const Digest& id, std::uint64_t bytes);
   void seal(const Digest& id);
-  Grant attach(const Digest& id);  // Errc::unavailable when nothing is published under id
+  // Errc::unavailable when nothing is published under id. Each attach (or
+  // publish) is a hold, released by one detach. remap: the filler's read-only
+  // re-mapping after seal (no new hold).
+  Grant attach(const Digest& id, bool remap = false);
   void detach(const Digest& id);   // also abandons a buffer this client was filling
 
   struct PageGrant {

@@ -81,7 +81,7 @@ struct Daemon::Client {
   std::uint64_t peak = 0;
   std::uint64_t trims_sent = 0;
   std::set<std::uint64_t> pages;
-  std::set<std::string> holds;    // sealed buffers it maps
+  std::map<std::string, int> holds;  // sealed buffers it maps: how many times
   std::set<std::string> filling;  // buffers it must fill and seal
   std::uint64_t since_ns = 0;
 };
@@ -316,7 +316,7 @@ void Daemon::drop_client(std::size_t i) {
   used_ -= back;
   reclaimed_ += back;
   for (const std::string& id : c->filling) release_buffer(id);
-  for (const std::string& id : c->holds) {
+  for (const auto& [id, n] : c->holds) {
     auto it = buffers_.find(id);
     if (it == buffers_.end()) continue;
     it->second->holders.erase(c->id);
@@ -444,7 +444,7 @@ void Daemon::handle(Client& c, Msg& m) {
         if (!send_grant(c, m.seq, b, false)) return;
         b.holders.insert(c.id);
         ++b.attaches;
-        c.holds.insert(b.id);
+        ++c.holds[b.id];
         ++served_;
         return;
       }
@@ -493,7 +493,7 @@ void Daemon::handle(Client& c, Msg& m) {
       it->second->sealed = true;
       it->second->holders.insert(c.id);
       c.filling.erase(m.id);
-      c.holds.insert(m.id);
+      ++c.holds[m.id];
       break;
     }
     case Type::attach: {
@@ -504,10 +504,15 @@ void Daemon::handle(Client& c, Msg& m) {
       if (it == buffers_.end() || !it->second->sealed)
         throw_error(Errc::unavailable, "attach: nothing is published under " + to_hex(*reinterpret_cast<const Digest*>(m.id.data())));
       Buffer& b = *it->second;
+      // a = 1: the filler's re-mapping after its seal, read-only: no new hold.
+      const bool remap = m.a == 1;
+      if (remap && !c.holds.count(m.id)) throw_error(Errc::invalid_argument, "attach: a re-map of a buffer this client does not hold");
       if (!send_grant(c, m.seq, b, false)) return;
-      b.holders.insert(c.id);
-      ++b.attaches;
-      c.holds.insert(b.id);
+      if (!remap) {
+        b.holders.insert(c.id);
+        ++b.attaches;
+        ++c.holds[b.id];
+      }
       ++served_;
       return;
     }
@@ -518,7 +523,10 @@ void Daemon::handle(Client& c, Msg& m) {
         release_buffer(m.id);
         break;
       }
-      if (!c.holds.erase(m.id)) throw_error(Errc::invalid_argument, "detach: this client holds no buffer of that id");
+      auto h = c.holds.find(m.id);
+      if (h == c.holds.end()) throw_error(Errc::invalid_argument, "detach: this client holds no buffer of that id");
+      if (--h->second > 0) break;  // it maps the buffer elsewhere still
+      c.holds.erase(h);
       auto it = buffers_.find(m.id);
       if (it != buffers_.end()) {
         it->second->holders.erase(c.id);

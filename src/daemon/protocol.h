@@ -33,7 +33,7 @@ enum class Type : std::uint16_t {
   hello = 1,      // a = guaranteed bytes asked (0: the policy's), b = burst bytes asked (0: the policy's), c = flags, text = name
   publish = 2,    // id, a = bytes: `shared` (already published), `create` (fill, then seal) or `busy`
   seal = 3,       // id: the buffer this client filled is complete and read-only from now on
-  attach = 4,     // id -> `shared`, or an error when nothing is published under it
+  attach = 4,     // id (a = 1: the filler re-maps after seal, no new hold) -> `shared`, or an error when nothing is published under it
   detach = 5,     // id
   alloc = 6,      // a = bytes -> `page` (a = page id, b = bytes, one fd), or error (out of memory)
   free = 7,       // a = page id
