@@ -191,6 +191,27 @@ TEST(Residency, ASleepThatSelectsNothingIsEndedByWake) {
   r.dev->free(small);
 }
 
+// Evicting or sleeping while a CUDA graph is being captured on the device
+// is refused (its copies and events would be captured), and nothing moves.
+TEST(Residency, EvictionDuringACaptureIsRefused) {
+  Rig r;
+  Buf a = make(r, 8 * kPage, 0, 1);
+  prim::Stream s = r.be().create_stream();
+  r.dev->capture_begin(s, 1);
+  std::string msg;
+  EXPECT_EQ(error_of([&] { r.dev->evict(a.p, Mode::offload); }, &msg), Errc::invalid_argument);
+  EXPECT_NE(msg.find("capture"), std::string::npos) << msg;
+  EXPECT_EQ(error_of([&] { r.dev->sleep(Mode::offload); }), Errc::invalid_argument);
+  EXPECT_EQ(r.dev->residency_stats().evicted_now, 0u);
+  r.dev->capture_end(s);
+  r.dev->evict(a.p, Mode::offload);
+  r.dev->restore(a.p);
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  r.dev->graph_pool_release(1);
+  r.be().destroy_stream(s);
+  r.dev->check();
+}
+
 TEST(Residency, MisuseIsRefusedWithClearErrors) {
   Rig r;
   std::string msg;

@@ -122,8 +122,17 @@ void Residency::forget(std::uintptr_t ptr) {
   asleep_ = asleep_ && std::any_of(entries_.begin(), entries_.end(), [](const auto& kv) { return kv.second.by_sleep; });
 }
 
+void Residency::refuse_under_capture(const char* what) const {
+  // Its copies, events and unmaps would be recorded into the graph or break
+  // the capture, and a replay would touch memory that left.
+  if (alloc_.capturing())
+    throw_error(Errc::invalid_argument, std::string(what) + ": a CUDA graph capture is in progress on this device; "
+                                                            "end it first");
+}
+
 SleepReport Residency::sleep(const std::vector<Select>& what) {
   const auto t0 = std::chrono::steady_clock::now();
+  refuse_under_capture("sleep");
   streams();
   settle(true);  // evictions in flight finish first (they stay evicted, outside the sleep)
   reclaim(true);
@@ -335,6 +344,7 @@ WakeReport Residency::wake() {
 }
 
 void Residency::evict(void* ptr, Mode mode, bool wait) {
+  refuse_under_capture("evict");
   streams();
   reclaim(false);
   settle(false);

@@ -143,6 +143,7 @@ class Residency {
     std::optional<DiskTier::Extent> disk;  // its bytes on disk (then ext is empty)
   };
   void finish_eviction(std::uintptr_t ptr, Entry& e);
+  void refuse_under_capture(const char* what) const;  // Errc::invalid_argument while a capture runs
   void cancel_eviction(std::uintptr_t ptr);  // back to resident; the extent is reclaimed after the copy
   void forget(std::uintptr_t ptr);
   void streams();  // and the host tier's first chunk
