@@ -90,7 +90,7 @@ def run_one(name, a):
             out["tier"] = t.stats()
             prof = t.profile()
             if prof and a.profile_dir:
-                t.save_profile(os.path.join(a.profile_dir, f"tier_profile_{name}.json"))
+                t.save_profile(os.path.join(a.profile_dir, f"tier_profile_{name}.txt"))
             out["plan"] = prof.get("plan") if prof else None
             out["peak_all_tiered"] = prof.get("peak_all_tiered") if prof else None
     except Exception as e:  # an out-of-memory (or a plan that does not fit) is a result

@@ -265,3 +265,36 @@ TEST(CApi, TorchSignaturesUseTheDefaultAllocator) {
 
 }  // namespace
 }  // namespace memlake::test
+
+TEST(CApi, PlanReturnsTheLatestStartPlanAndClearErrors) {
+  const char* profile =
+      "memlake-profile 1\n"
+      "tensor a 1048576 persistent\ntensor b 1048576 persistent\ntensor c 1048576 persistent\n"
+      "kernel forward 0.01\nkernel sa 0.001 0\nkernel sb 0.001 1\nkernel sc 0.001 2\n";
+  size_t need = 0;
+  ASSERT_EQ(memlake_plan(profile, "gpu_bytes=2097152", nullptr, nullptr, 0, &need), MEMLAKE_OK) << memlake_last_error();
+  ASSERT_GT(need, 0u);
+  std::string buf(need + 1, '\0');
+  ASSERT_EQ(memlake_plan(profile, "gpu_bytes=2097152", "latest-start", buf.data(), buf.size(), &need), MEMLAKE_OK);
+  buf.resize(need);
+  EXPECT_EQ(buf.rfind("policy latest-start\n", 0), 0u) << buf;
+  EXPECT_NE(buf.find("tensor 2 tiered"), std::string::npos) << buf;
+  EXPECT_NE(buf.find("\nsim iteration_s "), std::string::npos) << buf;
+  // A short buffer is cut and NUL-terminated; the length needed is still said.
+  char small[8];
+  ASSERT_EQ(memlake_plan(profile, nullptr, nullptr, small, sizeof small, &need), MEMLAKE_OK);
+  EXPECT_EQ(std::strlen(small), 7u);
+  EXPECT_GT(need, 7u);
+  // The other policies simulate too.
+  ASSERT_EQ(memlake_plan(profile, "gpu_bytes=2097152", "memlake", nullptr, 0, &need), MEMLAKE_OK);
+  // Too small a budget, a malformed profile, an unknown key or policy, NULLs.
+  EXPECT_EQ(memlake_plan(profile, "gpu_bytes=1000", nullptr, nullptr, 0, &need), MEMLAKE_ERROR_OUT_OF_MEMORY);
+  EXPECT_NE(std::string(memlake_last_error()).find("needs 1048576 bytes"), std::string::npos) << memlake_last_error();
+  EXPECT_EQ(memlake_plan("memlake-profile 1\nkernel k x\n", nullptr, nullptr, nullptr, 0, &need),
+            MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(memlake_last_error()).find("profile:2:"), std::string::npos) << memlake_last_error();
+  EXPECT_EQ(memlake_plan(profile, "warp=9", nullptr, nullptr, 0, &need), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(memlake_plan(profile, nullptr, "belady", nullptr, 0, &need), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(memlake_plan(nullptr, nullptr, nullptr, nullptr, 0, &need), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(memlake_plan(profile, nullptr, nullptr, nullptr, 0, nullptr), MEMLAKE_ERROR_INVALID_ARGUMENT);
+}

@@ -5,12 +5,15 @@
 #include <cstdio>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 
 #include "core/error.h"
 #include "plan/g10_reader.h"
+#include "plan/latest_start.h"
 #include "plan/planner_util.h"
+#include "plan/profile_text.h"
 #include "plan/simulator.h"
 
 using namespace memlake::plan;
@@ -44,7 +47,7 @@ Machine small_machine(std::uint64_t gpu) {
   Machine m = Machine::g10_default();
   m.gpu_bytes = gpu;
   m.host_bytes = 64ULL << 30;
-  m.pcie_bps = 10e9;
+  m.pcie_bps = m.pcie_out_bps = 10e9;
   m.ssd_read_bps = m.ssd_write_bps = 2e9;
   m.overlap_arrivals = false;
   return m;
@@ -293,4 +296,145 @@ TEST(PlanG10Reader, KernelTimesMustMatchTheNetwork) {
   std::string unit = temp_file("0 1 ms\n1 1 us\n");
   e = error_of([&] { read_g10_kernel_times(unit, p); });
   EXPECT_NE(e.find(unit + ":2: unit 'us'"), std::string::npos) << e;
+}
+
+// ---- the tier() profile: the text format and the latest-start planner -------
+
+namespace {
+
+// What memlake.torch.tier() profiles: a forward, then one kernel per
+// parameter step (its optimizer states used once), `gap_s` apart.
+Profile tier_profile(int n, std::uint64_t bytes, double gap_s, double forward_s) {
+  Profile p;
+  p.name = "tier";
+  p.kernels.push_back({"forward", forward_s, {}, {}});
+  for (int i = 0; i < n; ++i) {
+    const TensorId t = p.add_tensor("layer" + std::to_string(i) + ".states", bytes, true);
+    p.kernels.push_back({"step" + std::to_string(i), gap_s, {t}, {}});
+  }
+  p.finalize();
+  return p;
+}
+
+Machine link_machine(std::uint64_t gpu, double gbps) {
+  Machine m = Machine::h200();
+  m.gpu_bytes = gpu;
+  m.pcie_bps = m.pcie_out_bps = gbps * 1e9;
+  return m;
+}
+
+}  // namespace
+
+TEST(PlanProfileText, RoundTripsWithItsMachineLines) {
+  Profile p = tier_profile(5, 3 * kMiB, 0.002, 0.05);
+  const std::string text = profile_text(p, {"gpu_bytes=123456789", "pcie=40"});
+  std::istringstream in(text);
+  ProfileFile f = read_profile_text(in, "t.txt");
+  EXPECT_EQ(f.profile.name, "tier");
+  ASSERT_EQ(f.profile.kernels.size(), p.kernels.size());
+  ASSERT_EQ(f.profile.tensors.size(), p.tensors.size());
+  EXPECT_EQ(f.profile.tensors[4].bytes, 3 * kMiB);
+  EXPECT_TRUE(f.profile.tensors[4].persistent);
+  EXPECT_EQ(f.profile.uses(2), std::vector<int>{3});
+  EXPECT_NEAR(f.profile.ideal_seconds(), p.ideal_seconds(), 1e-12);
+  ASSERT_EQ(f.machine.size(), 2u);
+  Machine m = Machine::h200();
+  for (const auto& kv : f.machine) machine_set(m, kv);
+  EXPECT_EQ(m.gpu_bytes, 123456789u);  // exact bytes, not GiB rounded
+  EXPECT_DOUBLE_EQ(m.pcie_out_bps, m.pcie_bps);
+}
+
+TEST(PlanProfileText, EveryMalformedLineIsAnErrorWithFileAndLine) {
+  const std::pair<const char*, const char*> bad[] = {
+      {"tensor a 1 persistent\n", "t.txt:1: not a memlake profile"},
+      {"memlake-profile 2\n", "t.txt:1: not a memlake profile"},
+      {"memlake-profile 1\ntensor a x persistent\n", "t.txt:2: tensor a: bad size"},
+      {"memlake-profile 1\ntensor a -5 persistent\n", "t.txt:2: tensor a: bad size"},
+      {"memlake-profile 1\ntensor a 5 sometimes\n", "t.txt:2: tensor a: 'sometimes'"},
+      {"memlake-profile 1\ntensor a 5 persistent\nkernel k 0.1 1\n", "t.txt:3: kernel k: '1' is not a tensor"},
+      {"memlake-profile 1\nkernel k -1\n", "t.txt:2: kernel k: bad time"},
+      {"memlake-profile 1\nkernel k nan\n", "t.txt:2: kernel k: bad time"},
+      {"memlake-profile 1\nwarp 9\n", "t.txt:2: unknown line 'warp'"},
+      {"memlake-profile 1\nmachine gpu_mem\n", "t.txt:2: expected 'machine KEY=VALUE'"},
+      {"memlake-profile 1\n# only a comment\n", "t.txt:2: no kernels"},
+      {"", "t.txt:0: empty"},
+  };
+  for (const auto& [text, want] : bad) {
+    std::istringstream in(text);
+    try {
+      read_profile_text(in, "t.txt");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::invalid_argument);
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what() << " / want " << want;
+    }
+  }
+  Machine m = Machine::h200();
+  for (const char* kv : {"gpu_bytes=-1", "gpu_bytes=1e9", "gpu_bytes=99999999999999999999999", "pcie_out=0"})
+    EXPECT_THROW(machine_set(m, kv), Error) << kv;
+}
+
+TEST(PlanLatestStart, RestoresAreIssuedOneStepAheadWhenTheLinkKeepsUp) {
+  // 20 steps 10 ms apart, 256 MiB of states each, room for 6: the link
+  // (50 GB/s) moves one in 5.4 ms, so each restore is issued one step ahead.
+  const std::uint64_t b = 256 * kMiB;
+  Profile p = tier_profile(20, b, 0.010, 0.100);
+  Machine m = link_machine(6 * b, 50);
+  LatestStartPlan lp = plan_latest_start(p, m);
+  EXPECT_EQ(lp.stall_s, 0);
+  EXPECT_FALSE(lp.resident.empty());
+  EXPECT_FALSE(lp.tiered.empty());
+  EXPECT_LE(lp.resident_bytes + lp.window_bytes, 6 * b);
+  for (TensorId t : lp.tiered) {
+    const int use = p.uses(t).front();
+    EXPECT_EQ(lp.issue[t], use - 1) << p.tensors[t].name;
+  }
+  // The earliest uses stay: every resident one comes before every tiered one.
+  EXPECT_LT(p.uses(lp.resident.back()).front(), p.uses(lp.tiered.front()).front());
+  // Moves: out right after the use, back at the issue kernel; the simulator
+  // finds no stall beyond what the link cannot hide.
+  for (const Move& mv : lp.schedule.moves) {
+    if (mv.kind == Move::Evict) EXPECT_EQ(mv.at, (p.uses(mv.tensor).front() + 1) % static_cast<int>(p.kernels.size()));
+    else EXPECT_EQ(mv.at, lp.issue[mv.tensor]);
+  }
+  const SimResult r = simulate(p, m, lp.schedule);
+  EXPECT_GT(r.fraction_of_ideal(), 0.95) << r.iteration_s << " vs " << r.ideal_s;
+  EXPECT_EQ(r.to_ssd, 0u);
+  // memlake's planner weighs this plan too: it does no worse.
+  EXPECT_LE(simulate(p, m, make_planner("memlake")->plan(p, m)).iteration_s, r.iteration_s * (1 + 1e-9));
+}
+
+TEST(PlanLatestStart, ASlowLinkIssuesFurtherAheadOrPredictsAStallAndHostOverflowGoesToSsd) {
+  const std::uint64_t b = 256 * kMiB;
+  Profile p = tier_profile(20, b, 0.001, 0.0);
+  Machine m = link_machine(8 * b, 5);
+  m.host_bytes = 4 * b;
+  LatestStartPlan lp = plan_latest_start(p, m);
+  bool ahead = false;
+  for (TensorId t : lp.tiered) ahead = ahead || lp.issue[t] < p.uses(t).front() - 1;
+  EXPECT_TRUE(lp.stall_s > 0 || ahead);
+  int to_ssd = 0;
+  for (const Move& mv : lp.schedule.moves) to_ssd += mv.kind == Move::Evict && mv.tier == Tier::Ssd;
+  EXPECT_GT(to_ssd, 0);
+}
+
+TEST(PlanLatestStart, ABudgetBelowOneTensorNamesItAndTheSizes) {
+  Profile p = tier_profile(3, 64 * kMiB, 0.001, 0.01);
+  try {
+    plan_latest_start(p, link_machine(10 * kMiB, 50));
+    ADD_FAILURE() << "planned";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::out_of_memory);
+    const std::string w = e.what();
+    EXPECT_NE(w.find("layer0.states"), std::string::npos) << w;
+    EXPECT_NE(w.find("67108864 bytes"), std::string::npos) << w;
+    EXPECT_NE(w.find("10485760 bytes"), std::string::npos) << w;
+  }
+  // The Planner face leaves it to the executor instead.
+  EXPECT_TRUE(make_planner("latest-start")->plan(p, link_machine(10 * kMiB, 50)).moves.empty());
+  // And the report (the C ABI's) carries the plan and the simulation.
+  const std::string rep = plan_report(p, link_machine(1 << 30, 50), "latest-start");
+  EXPECT_NE(rep.find("policy latest-start\n"), std::string::npos) << rep;
+  EXPECT_NE(rep.find("\nsim iteration_s "), std::string::npos) << rep;
+  EXPECT_NE(rep.find("tensor 0 resident"), std::string::npos) << rep;
 }

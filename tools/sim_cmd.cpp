@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "core/error.h"
 #include "plan/g10_reader.h"
+#include "plan/profile_text.h"
 #include "plan/simulator.h"
 
 namespace {
@@ -17,7 +18,10 @@ using namespace memlake::plan;
 
 const char kSimUsage[] =
     "Usage: memlake sim DIR MODEL/BATCH [options]\n"
+    "       memlake sim --profile FILE [options]\n"
     "  DIR          G10's data (frontend/Nets, results/<model>/cudnn<batch>*.txt)\n"
+    "  --profile F  a memlake profile (memlake.torch.tier()'s save_profile, docs/design/tiering.md):\n"
+    "               its machine lines apply over --machine (default h200 for a profile), then --set\n"
     "  --policy P   ideal, lru, g10, memlake or all (default: all)\n"
     "  --machine M  g10 (default: G10's artifact: A100 40 GiB, 128 GiB host, PCIe 15.754, SSD 3.2)\n"
     "               or h200 (55 GB/s copies, ~1 GB/s disk)\n"
@@ -67,10 +71,10 @@ void print_text(const Profile& p, const Machine& m, const std::vector<Row>& rows
   std::printf("ideal    %.3f s (%.3f G10 units: Gcycles at %.2f GHz)\n\n", p.ideal_seconds(),
               p.ideal_seconds() * m.gpu_clock_hz / 1e9, m.gpu_clock_hz / 1e9);
   std::printf("bytes per iteration in GiB (->host: GPU to host, ssd->: SSD to GPU, demand: fetched on a fault)\n");
-  std::printf("%-8s %10s %8s %9s %9s %9s %9s %9s %9s %7s %6s\n", "policy", "iter s", "of ideal", "stall s",
+  std::printf("%-12s %10s %8s %9s %9s %9s %9s %9s %9s %7s %6s\n", "policy", "iter s", "of ideal", "stall s",
               "->host", "host->", "->ssd", "ssd->", "demand", "moves", "plan s");
   for (const Row& r : rows)
-    std::printf("%-8s %10.3f %8.3f %9.3f %8.1fG %8.1fG %8.1fG %8.1fG %8.1fG %7zu %6.2f\n", r.policy.c_str(),
+    std::printf("%-12s %10.3f %8.3f %9.3f %8.1fG %8.1fG %8.1fG %8.1fG %8.1fG %7zu %6.2f\n", r.policy.c_str(),
                 r.r.iteration_s, r.r.fraction_of_ideal(), r.r.stall_s, gb(r.r.to_host), gb(r.r.from_host),
                 gb(r.r.to_ssd), gb(r.r.from_ssd), gb(r.r.demand_fetch_bytes), r.moves, r.plan_s + r.sim_s);
 }
@@ -147,7 +151,7 @@ void write_svg(const std::string& file, const Profile& p, const Sweep& sw, const
 
 int cmd_sim(const std::vector<std::string>& args) {
   std::vector<std::string> pos, sets;
-  std::string policy = "all", machine = "g10", sweep, svg;
+  std::string policy = "all", machine, sweep, svg, profile;
   bool json = false, strict = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -158,6 +162,7 @@ int cmd_sim(const std::vector<std::string>& args) {
     try {
       if (a == "--policy") policy = value();
       else if (a == "--machine") machine = value();
+      else if (a == "--profile") profile = value();
       else if (a == "--set") sets.push_back(value());
       else if (a == "--json") json = true;
       else if (a == "--strict") strict = true;
@@ -172,16 +177,24 @@ int cmd_sim(const std::vector<std::string>& args) {
       return sim_usage_error(e.what());
     }
   }
-  if (pos.size() != 2) return sim_usage_error("expected DIR and MODEL/BATCH");
-  const std::size_t slash = pos[1].rfind('/');
-  if (slash == std::string::npos || slash == 0 || slash + 1 == pos[1].size())
+  if (profile.empty() && pos.size() != 2) return sim_usage_error("expected DIR and MODEL/BATCH");
+  if (!profile.empty() && !pos.empty()) return sim_usage_error("--profile takes no DIR or MODEL/BATCH");
+  const std::size_t slash = profile.empty() ? pos[1].rfind('/') : 0;
+  if (profile.empty() && (slash == std::string::npos || slash == 0 || slash + 1 == pos[1].size()))
     return sim_usage_error("expected MODEL/BATCH, e.g. BERT_Base/256, got '" + pos[1] + "'");
   if (!svg.empty() && sweep.empty()) return sim_usage_error("--svg goes with --sweep");
+  if (machine.empty()) machine = profile.empty() ? "g10" : "h200";
   try {
     Machine m;
     if (machine == "g10") m = Machine::g10_default();
     else if (machine == "h200") m = Machine::h200();
     else return sim_usage_error("--machine: '" + machine + "' is not g10 or h200");
+    Profile p;
+    if (!profile.empty()) {
+      ProfileFile f = read_profile_file(profile);
+      for (const auto& kv : f.machine) machine_set(m, kv);
+      p = std::move(f.profile);
+    }
     for (const auto& kv : sets) machine_set(m, kv);
     if (strict) m.overlap_arrivals = false;
     std::vector<std::string> pols;
@@ -190,13 +203,15 @@ int cmd_sim(const std::vector<std::string>& args) {
       make_planner(policy);  // validates the name
       pols = {policy};
     }
-    G10WorkloadOptions opt;
-    const std::string bstr = pos[1].substr(slash + 1);
-    char* end = nullptr;
-    long b = std::strtol(bstr.c_str(), &end, 10);
-    if (*end != '\0' || b <= 0 || b > 1000000) return sim_usage_error("bad batch size '" + bstr + "'");
-    opt.batch = static_cast<int>(b);
-    Profile p = read_g10_workload(pos[0], pos[1].substr(0, slash), opt);
+    if (profile.empty()) {
+      G10WorkloadOptions opt;
+      const std::string bstr = pos[1].substr(slash + 1);
+      char* end = nullptr;
+      long b = std::strtol(bstr.c_str(), &end, 10);
+      if (*end != '\0' || b <= 0 || b > 1000000) return sim_usage_error("bad batch size '" + bstr + "'");
+      opt.batch = static_cast<int>(b);
+      p = read_g10_workload(pos[0], pos[1].substr(0, slash), opt);
+    }
     if (sweep.empty()) {
       std::vector<Row> rows;
       for (const auto& pol : pols) rows.push_back(run_policy(p, m, pol));
@@ -220,7 +235,7 @@ int cmd_sim(const std::vector<std::string>& args) {
       std::snprintf(kv, sizeof kv, "%s=%g", sw.key.c_str(), sw.values[i]);
       machine_set(mm, kv);
       // Like G10's SSD sweep: the link is at least 32 GiB/s, and at least the SSD's.
-      if (sweep == "ssd") mm.pcie_bps = std::max(mm.ssd_read_bps, 32.0 * 1024 * 1024 * 1024);
+      if (sweep == "ssd") mm.pcie_bps = mm.pcie_out_bps = std::max(mm.ssd_read_bps, 32.0 * 1024 * 1024 * 1024);
       if (!json) std::printf("%-10g", sw.values[i]);
       else std::printf("%s{\"value\":%g,\"fraction_of_ideal\":{", i ? "," : "", sw.values[i]);
       for (std::size_t q = 0; q < pols.size(); ++q) {

@@ -361,6 +361,22 @@ MEMLAKE_API memlake_status memlake_attach(memlake_allocator* a, const char* id_h
 MEMLAKE_API memlake_status memlake_unshare(memlake_allocator* a, void* shared);
 MEMLAKE_API size_t memlake_daemon_status(const char* socket, char* buf, size_t len);
 
+/* Planning (src/plan, docs/design/tiering.md): the planner that
+ * memlake.torch.tier() runs and `memlake sim` simulates. `profile` is a
+ * profile in its text form ("memlake-profile 1", tensor and kernel lines);
+ * the machine is the H200's, then the profile's machine lines, then
+ * `machine` (NULL or space-separated KEY=VALUE: gpu_bytes host_bytes pcie
+ * pcie_out ssd ...); `policy` NULL is "latest-start" (also: ideal, lru, g10,
+ * memlake). Writes the plan as text (one fact per line, see
+ * src/plan/latest_start.h) into buf, NUL-terminated when len > 0, and the
+ * length it needs (excluding the NUL) into *needed; a result longer than
+ * len - 1 is cut: call again with a larger buf. MEMLAKE_ERROR_OUT_OF_MEMORY:
+ * the budget cannot hold the iteration (the message names the tensor and
+ * the sizes); MEMLAKE_ERROR_INVALID_ARGUMENT: a malformed profile (its
+ * line), an unknown machine key or policy. */
+MEMLAKE_API memlake_status memlake_plan(const char* profile, const char* machine, const char* policy, char* buf,
+                                        size_t len, size_t* needed);
+
 /* Message of the last failed call on this thread ("" if none). */
 MEMLAKE_API const char* memlake_last_error(void);
 MEMLAKE_API const char* memlake_version(void);

@@ -116,6 +116,7 @@ _sigs = {
     "memlake_attach": (c_int, [_P, c_char_p, c_int, POINTER(_P), POINTER(c_size_t)]),
     "memlake_unshare": (c_int, [_P, _P]),
     "memlake_daemon_status": (c_size_t, [c_char_p, c_char_p, c_size_t]),
+    "memlake_plan": (c_int, [c_char_p, c_char_p, c_char_p, c_char_p, c_size_t, POINTER(c_size_t)]),
     "memlake_default": (_P, []),
     "memlake_default_init": (c_int, [_P]),
     "memlake_torch_malloc": (_P, [c_ssize_t, c_int, _P]),

@@ -1,8 +1,12 @@
-"""The tiering planner: which tensors leave the GPU between their uses, and
-when each one's restore is issued so that it arrives before its next use.
+"""The tiering planner's Python face: which tensors leave the GPU between
+their uses, and when each one's restore is issued so that it arrives before
+its next use.
 
-Pure Python, no torch: memlake.torch.tier() feeds it the profile of one
-training iteration, and the tests property-check it on synthetic profiles.
+The planner itself is C++ (src/plan/latest_start.cpp, through the C ABI's
+memlake_plan): the one that `memlake sim` simulates and memlake's own
+planner weighs among its candidates. memlake.torch.tier() feeds it the
+profile of one training iteration; the tests property-check it on
+synthetic profiles. No torch here.
 
 A profile is a list of *positions*: the points of one iteration where a
 group of tiered tensors is used (for tier(): a parameter's optimizer step,
@@ -11,107 +15,117 @@ run as soon as its gradient is ready), in the order they occur, each with
     t_ms   GPU time of the use, from the first position (measured)
     bytes  bytes that may leave the GPU between uses (the optimizer states)
 
-G10's method on that timeline (docs/design/tiering.md): every tiered
-tensor is evicted right after its use and restored ahead of its next use;
-restores share the host-to-device link in FIFO order, so each one's latest
-start is its use time, or the next restore's start if earlier, less its
-transfer time; it is issued at the last position at or before that start.
-What stays resident is chosen so that resident bytes plus the bytes in
-flight at any time (restored ahead, or still leaving) fit the room the
+and optionally `name`. G10's method on that timeline (docs/design/tiering.md):
+every tiered tensor is evicted right after its use and restored ahead of its
+next use; restores share the host-to-device link in FIFO order, so each
+one's latest start is its use time, or the next restore's start if earlier,
+less its transfer time; it is issued at the last position at or before that
+start. What stays resident is chosen so that resident bytes plus the bytes
+in flight at any time (restored ahead, or still leaving) fit the room the
 budget leaves; a restore that cannot start in time is a predicted stall.
 """
-
-import bisect
+import ctypes
 import math
+import re
 
-__all__ = ["plan", "check_plan", "PlanError"]
+__all__ = ["plan", "check_plan", "profile_text", "run_planner", "PlanError"]
 
 
 class PlanError(ValueError):
     """The budget cannot hold the iteration's irreducible working set."""
 
 
-def _schedule(t, s, tiered, h2d_ms_per_byte):
-    """Latest starts and issue positions of the tiered positions' restores
-    (FIFO on one link), and the predicted stall in ms."""
-    start, issue = {}, {}
-    latest = math.inf
-    stall = 0.0
-    for i in reversed(tiered):
-        finish = min(t[i], latest)
-        st = finish - s[i] * h2d_ms_per_byte
-        latest = st
-        start[i] = st
-        # The last position before i whose time is at or before the start.
-        issue[i] = max(0, bisect.bisect_right(t, st, 0, i) - 1)
-        if st < t[0]:
-            stall = max(stall, t[0] - st)
-    return start, issue, stall
+def _name(s, i):
+    s = re.sub(r"[\s#]+", "_", str(s)) if s is not None else ""
+    return s or f"p{i}"
 
 
-def _window(t, s, tiered, issue, d2h_ms_per_byte):
-    """Most bytes of tiered positions on the GPU at once beyond their use:
-    restored ahead (from their issue to their use) or leaving (from their
-    use until their eviction's copy is done)."""
-    events = []
-    for i in tiered:
-        events.append((t[issue[i]], s[i]))
-        events.append((t[i] + s[i] * d2h_ms_per_byte, -s[i]))
-    events.sort(key=lambda e: (e[0], e[1]))  # frees before arrivals at the same time
-    cur = peak = 0
-    for _, d in events:
-        cur += d
-        peak = max(peak, cur)
-    return peak
+def profile_text(positions, lead_ms=0.0, name=None, machine=()):
+    """The positions as a memlake profile (the text format `memlake sim
+    --profile` and `memlake tier profile` read): one persistent tensor per
+    position, used by one kernel that lasts until the next position; with
+    lead_ms > 0 a first kernel ("forward") runs that long before the first
+    position. machine: KEY=VALUE lines for the planner and the simulator."""
+    n = len(positions)
+    t = [float(p["t_ms"]) for p in positions]
+    s = [int(p["bytes"]) for p in positions]
+    if any(b < 0 for b in s) or any(t[k] < t[k - 1] for k in range(1, n)) or not all(map(math.isfinite, t)):
+        raise ValueError("plan: bytes must be non-negative and times finite and non-decreasing")
+    out = ["memlake-profile 1"]
+    if name:
+        out.append(f"name {_name(name, 0)}")
+    out += [f"machine {kv}" for kv in machine]
+    out += [f"tensor {_name(p.get('name'), i)} {s[i]} persistent" for i, p in enumerate(positions)]
+    if lead_ms > 0 or n == 0:
+        out.append(f"kernel forward {max(lead_ms, 0.0) / 1e3:.9g}")
+    for i in range(n):
+        dt = (t[i + 1] - t[i]) if i + 1 < n else 0.0
+        out.append(f"kernel {_name(positions[i].get('name'), i)} {dt / 1e3:.9g} {i}")
+    return "\n".join(out) + "\n"
 
 
-def plan(positions, room, h2d_gbps=50.0, d2h_gbps=45.0):
+def run_planner(text, machine="", policy="latest-start"):
+    """memlake_plan on a profile's text: the report's lines (a list of word lists).
+    PlanError when the budget cannot hold the iteration."""
+    from . import _check, OutOfMemoryError
+    from ._native import lib
+    need = ctypes.c_size_t(0)
+    buf = ctypes.create_string_buffer(1 << 16)
+    for _ in range(2):
+        try:
+            _check(lib.memlake_plan(text.encode(), machine.encode(), policy.encode(), buf, len(buf),
+                                    ctypes.byref(need)))
+        except OutOfMemoryError as e:
+            raise PlanError(str(e)) from None
+        if need.value < len(buf):
+            break
+        buf = ctypes.create_string_buffer(need.value + 1)
+    return [line.split() for line in buf.value.decode().splitlines()]
+
+
+def plan(positions, room, h2d_gbps=50.0, d2h_gbps=45.0, lead_ms=0.0):
     """positions: [{"t_ms": float, "bytes": int, ...}] in order of use.
     room: bytes the budget leaves for these tensors beyond everything else.
+    lead_ms: GPU time before the first position (forward), in which restores
+    issued at the end of the previous iteration run.
     Returns {"resident", "tiered", "issue", "start_ms", "window_bytes",
-    "resident_bytes", "stall_ms", "link_ms"}; positions are indices.
+    "resident_bytes", "stall_ms", "link_ms", "predicted_ms"}; positions are
+    indices; issue -1: at the end of the previous iteration (before forward).
     Keeps the earliest positions resident (their restores would have the
     least time to hide) and tiers the rest, as few as the room needs."""
-    n = len(positions)
     if room < 0:
         raise PlanError(f"the budget leaves {room} bytes for the tiered tensors: even with all of them "
                         "off the GPU the iteration does not fit")
-    t = [float(p["t_ms"]) for p in positions]
-    s = [int(p["bytes"]) for p in positions]
-    if any(b < 0 for b in s) or any(t[k] < t[k - 1] for k in range(1, n)):
-        raise ValueError("plan: bytes must be non-negative and times non-decreasing")
-    h2d = 1e3 / (h2d_gbps * 1e9)  # ms per byte
-    d2h = 1e3 / (d2h_gbps * 1e9)
-    prefix = [0]
-    for b in s:
-        prefix.append(prefix[-1] + b)
-    best = None
-    for k in range(n, -1, -1):  # keep positions [0, k) resident
-        resident = prefix[k]
-        if resident > room:
-            continue
-        tiered = [i for i in range(k, n) if s[i] > 0]
-        start, issue, stall = _schedule(t, s, tiered, h2d)
-        window = _window(t, s, tiered, issue, d2h)
-        if resident + window <= room:
-            best = dict(resident=list(range(k)), tiered=tiered, issue=issue, start_ms=start, window_bytes=window,
-                        resident_bytes=resident, stall_ms=stall)
-            break
-    if best is None:
-        # Even the all-tiered plan's window does not fit: restore each one
-        # only at its own use (no lookahead), which needs one at a time.
-        tiered = [i for i in range(n) if s[i] > 0]
-        one = max(s) if s else 0
-        if one > room:
-            big = max(range(n), key=lambda i: s[i])
-            raise PlanError(f"position {big} ({positions[big].get('name', big)}) needs {s[big]} bytes on the GPU "
-                            f"at its use, more than the {room} bytes the budget leaves")
-        issue = {i: i for i in tiered}
-        best = dict(resident=[], tiered=tiered, issue=issue, start_ms={i: t[i] for i in tiered}, window_bytes=one,
-                    resident_bytes=0,
-                    stall_ms=sum(s[i] * h2d for i in tiered))
-    best["link_ms"] = sum(s[i] for i in best["tiered"]) * max(h2d, d2h)
-    return best
+    text = profile_text(positions, lead_ms=lead_ms)
+    gib = float(1 << 30)
+    machine = (f"gpu_bytes={int(room)} host_bytes={(1 << 62)} pcie={h2d_gbps * 1e9 / gib:.9g} "
+               f"pcie_out={d2h_gbps * 1e9 / gib:.9g}")
+    lines = run_planner(text, machine)
+    shift = 1 if (lead_ms > 0 or not positions) else 0  # kernel index of position 0
+    t0 = float(positions[0]["t_ms"]) if positions else 0.0
+    out = dict(resident=[], tiered=[], issue={}, start_ms={}, window_bytes=0, resident_bytes=0, stall_ms=0.0,
+               link_ms=0.0, predicted_ms=0.0)
+    for w in lines:
+        if w[0] == "tensor":
+            i = int(w[1])
+            if w[2] == "resident":
+                out["resident"].append(i)
+            else:
+                out["tiered"].append(i)
+                k = int(w[3]) - shift
+                if shift == 0 and k == 0 and float(w[4]) < 0:
+                    k = -1  # must start before the first position: at the end of the previous iteration
+                out["issue"][i] = k
+                out["start_ms"][i] = float(w[4]) * 1e3 + t0 - lead_ms
+        elif w[0] in ("resident_bytes", "window_bytes"):
+            out[w[0]] = int(w[1])
+        elif w[0] in ("stall_s", "link_s"):
+            out[w[0][:-2] + "_ms"] = float(w[1]) * 1e3
+        elif w[0] == "sim":
+            out["predicted_ms"] = float(w[2]) * 1e3
+    out["resident"].sort()
+    out["tiered"].sort()
+    return out
 
 
 def check_plan(positions, p, room):
@@ -125,6 +139,6 @@ def check_plan(positions, p, room):
         if positions[i]["bytes"] > 0:
             assert i in tiered or i in resident, i
     for i in tiered:
-        assert 0 <= p["issue"][i] <= i, (i, p["issue"][i])
+        assert -1 <= p["issue"][i] <= i, (i, p["issue"][i])
     assert p["resident_bytes"] == sum(positions[i]["bytes"] for i in resident)
     assert p["resident_bytes"] + p["window_bytes"] <= room or not resident

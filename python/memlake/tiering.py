@@ -15,9 +15,12 @@ optimizer states (AdamW's exp_avg and exp_avg_sq) may leave the GPU: they
 are evicted right after the step, at the same virtual address, and restored
 ahead of the next one. The first iteration runs with every state tiered and
 on-demand restores, and is the profile: the order of the steps, their GPU
-times (CUDA events) and the bytes of each parameter's states. The planner
-(memlake.tier_plan, G10's method) then decides which states stay and where
-each restore is issued so it arrives before its use. Every later iteration
+times (CUDA events, and the forward's from a forward pre-hook) and the bytes
+of each parameter's states. The planner (C++, src/plan/latest_start.cpp,
+through memlake.tier_plan: the one `memlake sim` simulates) then decides
+which states stay and where each restore is issued so it arrives before its
+use; save_profile() writes the profile `memlake tier profile` prints and
+`memlake sim --profile` replays. Every later iteration
 follows the plan; a restore that did not arrive in time is taken on demand
 (counted as a miss); a stream ordering guarantees correctness either way
 (the optimizer's kernels wait for the restore's copy on the GPU).
@@ -40,7 +43,7 @@ import torch as _torch
 
 from . import Error, InvalidArgumentError, OutOfMemoryError, _default
 from . import residency as _res
-from .tier_plan import PlanError, plan as _plan
+from .tier_plan import PlanError, plan as _plan, profile_text as _profile_text
 
 __all__ = ["tier", "Tiering", "PlanError"]
 
@@ -120,12 +123,15 @@ class Tiering:
         self._issue_at = {}           # position -> [parameter indices to restore there]
         self._stepped = [False] * n
         self._order, self._events = [], []
+        self._fwd_event = None        # the profile iteration's forward start
         self._iteration = 0
         self._plan = None
         self._profile = None
         self._st = dict(steps_in_backward=0, steps_after_backward=0, restores_planned=0, restores_on_demand=0,
                         evictions=0, evicted_bytes=0, restored_bytes=0)
         self._hooks = [p.register_post_accumulate_grad_hook(self._on_grad) for p in self._params]
+        if isinstance(model, _torch.nn.Module):
+            self._hooks.append(model.register_forward_pre_hook(self._on_forward))
         # Bound to the optimizer (LR schedulers re-bind optimizer.step's
         # function to the optimizer: a method of this object would break).
         self._user_step, self._user_state_dict = optimizer.step, optimizer.state_dict
@@ -195,6 +201,11 @@ class Tiering:
         if self._tiered[i]:
             self._evict(i)
 
+    def _on_forward(self, module, args):
+        if self._plan is None and self._fwd_event is None and not self._order:
+            self._fwd_event = _torch.cuda.Event(enable_timing=True)
+            self._fwd_event.record()
+
     def _on_grad(self, p):
         i = self._index[p]
         if self._stepped[i]:
@@ -228,6 +239,7 @@ class Tiering:
         if self._plan is None and self._order:
             self._make_plan()
         self._order, self._events = [], []
+        self._fwd_event = None
         self._stepped = [False] * len(self._params)
         self._iteration += 1
         self.optimizer._opt_called = True  # what LR schedulers check
@@ -251,6 +263,7 @@ class Tiering:
                                   bytes=self._state_bytes(i), param_bytes=self._params[i].nbytes))
         for k in range(1, len(positions)):  # event times are monotonic on one stream; guard rounding
             positions[k]["t_ms"] = max(positions[k]["t_ms"], positions[k - 1]["t_ms"])
+        lead = self._fwd_event.elapsed_time(t0) if self._fwd_event is not None else 0.0
         s = _default().stats(self.device)
         peak = s["reserved_bytes.all.peak"]  # physical pages: what the cap counts
         h2d, d2h = self._gbps
@@ -258,10 +271,10 @@ class Tiering:
         d2h = d2h or 45.0
         room = (self.budget - self.margin - peak) if self.budget else 1 << 62
         self._profile = dict(version=1, budget=self.budget, margin=self.margin, peak_all_tiered=peak,
-                             backward_ms=positions[-1]["t_ms"] if positions else 0.0, h2d_gbps=h2d,
-                             d2h_gbps=d2h, positions=positions)
+                             backward_ms=positions[-1]["t_ms"] if positions else 0.0, lead_ms=max(lead, 0.0),
+                             room=room, h2d_gbps=h2d, d2h_gbps=d2h, positions=positions)
         try:
-            p = _plan(positions, room, h2d_gbps=h2d, d2h_gbps=d2h)
+            p = _plan(positions, room, h2d_gbps=h2d, d2h_gbps=d2h, lead_ms=max(lead, 0.0))
         except PlanError as e:
             raise PlanError(f"tier(): the budget of {self.budget} bytes (margin {self.margin}) is below what one "
                             f"iteration needs with every optimizer state off the GPU (peak {peak} bytes): {e}") from None
@@ -269,17 +282,13 @@ class Tiering:
         self._profile["plan"] = dict(resident=[positions[k]["param"] for k in p["resident"]],
                                      tiered=[positions[k]["param"] for k in p["tiered"]],
                                      window_bytes=p["window_bytes"], resident_bytes=p["resident_bytes"],
-                                     stall_ms=p["stall_ms"], link_ms=p["link_ms"])
+                                     stall_ms=p["stall_ms"], link_ms=p["link_ms"], predicted_ms=p["predicted_ms"])
         tiered_params = {positions[k]["param"] for k in p["tiered"]}
         self._tiered = [i in tiered_params for i in range(len(self._params))]
         self._issue_at = {}
         for k in p["tiered"]:
-            at = p["issue"][k]
-            # A restore that must start before the first position is issued
-            # at the end of the previous iteration (before forward).
-            if at == 0 and p["start_ms"][k] < positions[0]["t_ms"]:
-                at = -1
-            elif at == k:
+            at = p["issue"][k]  # -1: at the end of the previous iteration (before forward)
+            if at == k:
                 continue  # no lookahead: restored at its use (on demand)
             self._issue_at.setdefault(at, []).append(positions[k]["param"])
         # What the plan keeps resident comes back now.
@@ -302,8 +311,22 @@ class Tiering:
         return self._profile
 
     def save_profile(self, path):
+        """The profile iteration as a memlake profile (text): `memlake tier
+        profile PATH` prints it with its plan, `memlake sim --profile PATH`
+        simulates it on the machine its lines describe (the room this run's
+        budget left, the link rates it planned with)."""
+        if not self._profile:
+            raise Error("tier(): no profile yet (the first iteration is the profile)")
+        q = self._profile
+        gib = float(1 << 30)
+        machine = [f"gpu_bytes={int(q['room'])}", f"pcie={q['h2d_gbps'] * 1e9 / gib:.9g}",
+                   f"pcie_out={q['d2h_gbps'] * 1e9 / gib:.9g}"]
+        text = _profile_text(q["positions"], lead_ms=q["lead_ms"], name="tier", machine=machine)
+        head, rest = text.split("\n", 1)
         with open(path, "w") as f:
-            json.dump(self._profile, f, indent=1)
+            f.write(f"{head}\n# memlake.torch.tier(): budget {q['budget']} bytes, margin {q['margin']}, peak with every "
+                    f"state tiered {q['peak_all_tiered']}; planned stall {q['plan']['stall_ms']:.3f} ms, predicted "
+                    f"iteration {q['plan']['predicted_ms']:.3f} ms\n{rest}")
 
     def close(self):
         """Every state back on the GPU, the hooks and the optimizer's methods as they were."""
@@ -322,29 +345,3 @@ def tier(model, optimizer, budget=None, host="auto", **kw):
     reserve for the host tier now ("auto": twice the trainable parameters'
     bytes, AdamW's two states; None: grow on demand). Returns a Tiering handle."""
     return Tiering(model, optimizer, budget=budget, host=host, **kw)
-
-
-def print_profile(path):
-    """`python -m memlake.tiering FILE`: a profile and its plan, readable."""
-    with open(path) as f:
-        p = json.load(f)
-    gib = 1 << 30
-    print(f"budget {p['budget'] / gib if p['budget'] else 0:.2f} GiB, margin {p['margin'] / gib:.2f} GiB, peak with "
-          f"every state tiered {p['peak_all_tiered'] / gib:.2f} GiB, backward {p['backward_ms']:.1f} ms, "
-          f"link {p['h2d_gbps']:.0f}/{p['d2h_gbps']:.0f} GB/s")
-    pl = p.get("plan", {})
-    tiered = set(pl.get("tiered", []))
-    print(f"plan: {len(tiered)} tiered, {len(pl.get('resident', []))} resident ({pl.get('resident_bytes', 0) / gib:.2f} "
-          f"GiB), window {pl.get('window_bytes', 0) / gib:.2f} GiB, predicted stall {pl.get('stall_ms', 0):.1f} ms")
-    print(f"{'pos':>4} {'t ms':>8} {'state MiB':>9}  tier  name")
-    for k, q in enumerate(p["positions"]):
-        print(f"{k:>4} {q['t_ms']:>8.2f} {q['bytes'] / (1 << 20):>9.1f}  {'host' if q['param'] in tiered else 'gpu ':4}  "
-              f"{q['name']}")
-
-
-if __name__ == "__main__":
-    import sys
-    if len(sys.argv) != 2:
-        print("usage: python -m memlake.tiering PROFILE.json", file=sys.stderr)
-        sys.exit(2)
-    print_profile(sys.argv[1])

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,8 @@
 #include "io/copy_engine.h"
 #include "io/multipath.h"
 #include "obs/stats_server.h"
+#include "plan/latest_start.h"
+#include "plan/profile_text.h"
 #include "vt/virtual_tensor.h"
 #include "daemon/client.h"
 #include "daemon/daemon.h"
@@ -524,6 +527,27 @@ size_t memlake_daemon_status(const char* socket, char* buf, size_t len) {
     buf[n] = '\0';
   }
   return j.size();
+}
+
+memlake_status memlake_plan(const char* profile, const char* machine, const char* policy, char* buf, size_t len,
+                            size_t* needed) {
+  if (!profile || !needed) return null_arg("profile or needed");
+  return guarded([&] {
+    namespace plan = memlake::plan;
+    std::istringstream in(profile);
+    plan::ProfileFile f = plan::read_profile_text(in, "profile");
+    plan::Machine m = plan::Machine::h200();
+    for (const auto& kv : f.machine) plan::machine_set(m, kv);
+    std::istringstream ms(machine ? machine : "");
+    for (std::string kv; ms >> kv;) plan::machine_set(m, kv);
+    const std::string report = plan::plan_report(f.profile, m, policy ? policy : "latest-start");
+    *needed = report.size();
+    if (buf && len) {
+      const std::size_t n = std::min(len - 1, report.size());
+      std::memcpy(buf, report.data(), n);
+      buf[n] = '\0';
+    }
+  });
 }
 
 memlake_status memlake_copy(memlake_allocator* a, void* dst, const void* src, size_t nbytes, int device, void* stream) {

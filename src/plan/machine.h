@@ -13,7 +13,8 @@ namespace memlake::plan {
 struct Machine {
   std::uint64_t gpu_bytes;    // GPU memory for tensors
   std::uint64_t host_bytes;   // host memory for tensors (0: no host tier)
-  double pcie_bps;            // GPU link, each direction (host and SSD traffic share it)
+  double pcie_bps;            // GPU link, host to GPU (host and SSD traffic share it)
+  double pcie_out_bps;        // GPU link, GPU to host ("pcie" sets both directions)
   double ssd_read_bps;        // SSD -> GPU
   double ssd_write_bps;       // GPU -> SSD
   double pcie_latency_s;      // per transfer
@@ -36,7 +37,7 @@ struct Machine {
 };
 
 // Sets one parameter from "key=value"; InvalidArgument naming an unknown key
-// or a bad value. Keys: gpu_mem host_mem pcie ssd ssd_read ssd_write
+// or a bad value. Keys: gpu_mem host_mem (GiB) gpu_bytes host_bytes (bytes) pcie pcie_out ssd ssd_read ssd_write
 // pcie_latency_us ssd_read_latency_us ssd_write_latency_us fault_latency_us gpu_ghz.
 void machine_set(Machine& m, const std::string& key_value);
 std::vector<std::string> machine_keys();

@@ -4,7 +4,8 @@
 // 1. G10's plan (g10_planner.cpp), executed with Belady victims: whatever
 //    the plan leaves to the executor goes out in order of furthest next use
 //    (the profile says when each tensor is needed again) instead of LRU.
-// 2. A Belady sweep over two back-to-back iterations (the second one is the
+// 2. The latest-start plan (latest_start.h), what memlake.torch.tier() runs.
+// 3. A Belady sweep over two back-to-back iterations (the second one is the
 //    schedule, the first sets up the steady state): walking the kernels in
 //    order, whenever the tensors alive would exceed the budget, the one used
 //    again last leaves. Its eviction is issued right after its last use (so
@@ -14,6 +15,7 @@
 //    (lookahead), spreading the traffic over the iteration.
 #include <algorithm>
 
+#include "plan/latest_start.h"
 #include "plan/planner_util.h"
 #include "plan/policies.h"
 #include "plan/simulator.h"
@@ -169,6 +171,9 @@ class MemlakePlanner final : public Planner {
       c.victim = VictimRule::FurthestNextUse;
       consider(std::move(c));
     }
+    // The latest-start plan (what memlake.torch.tier() runs): every
+    // once-used persistent tensor out after its use, back by its next.
+    consider(make_latest_start_planner()->plan(p, m));
     for (bool uvm : {true, false}) {
       Schedule c = belady_sweep(p, m, 0.97);
       c.victim = VictimRule::FurthestNextUse;

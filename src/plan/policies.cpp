@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 #include "plan/planner.h"
+#include "plan/latest_start.h"
 #include "plan/policies.h"
 
 namespace memlake::plan {
@@ -43,13 +44,14 @@ class LruPlanner final : public Planner {
 
 }  // namespace
 
-std::vector<std::string> planner_names() { return {"ideal", "lru", "g10", "memlake"}; }
+std::vector<std::string> planner_names() { return {"ideal", "lru", "g10", "latest-start", "memlake"}; }
 
 std::unique_ptr<Planner> make_planner(const std::string& name) {
   if (name == "ideal") return std::make_unique<IdealPlanner>();
   if (name == "lru") return std::make_unique<LruPlanner>();
   if (name == "g10") return make_g10_planner();
   if (name == "memlake") return make_memlake_planner();
+  if (name == "latest-start") return make_latest_start_planner();
   std::string known;
   for (const auto& n : planner_names()) known += (known.empty() ? "" : ", ") + n;
   throw_error(Errc::invalid_argument, "unknown policy '" + name + "' (known: " + known + ")");

@@ -101,9 +101,10 @@ class Sim {
   void rates(double r[kQueues]) const {
     for (int d = 0; d < 2; ++d) {
       const int host = d == 0 ? HostIn : HostOut, ssd = d == 0 ? SsdIn : SsdOut;
-      const double ssd_bw = std::min(d == 0 ? m_.ssd_read_bps : m_.ssd_write_bps, m_.pcie_bps);
+      const double link = d == 0 ? m_.pcie_bps : m_.pcie_out_bps;
+      const double ssd_bw = std::min(d == 0 ? m_.ssd_read_bps : m_.ssd_write_bps, link);
       r[ssd] = q_[ssd].empty() ? 0 : ssd_bw;
-      r[host] = q_[host].empty() ? 0 : m_.pcie_bps - r[ssd];
+      r[host] = q_[host].empty() ? 0 : link - r[ssd];
     }
   }
 
