@@ -152,6 +152,28 @@ pid_t spawn(F&& f) {
   return pid;
 }
 
+// Forks n children, all before any of them does anything, then lets them
+// run f(k): the daemon's thread is idle in poll() at every fork. (A fork
+// while it serves an earlier child can copy a lock some other thread holds,
+// e.g. the sanitizer's allocator lock, and hang the child.)
+template <class F>
+std::vector<pid_t> spawn_all(int n, F&& f) {
+  int gate[2];
+  if (::pipe(gate) != 0) return {};
+  std::vector<pid_t> kids;
+  for (int k = 0; k < n; ++k)
+    kids.push_back(spawn([&, k] {
+      ::close(gate[1]);
+      char x;
+      (void)!::read(gate[0], &x, 1);  // EOF once the parent has forked them all
+      ::close(gate[0]);
+      return f(k);
+    }));
+  ::close(gate[0]);
+  ::close(gate[1]);
+  return kids;
+}
+
 // Waits for a child; returns its wait status.
 int wait_for(pid_t pid) {
   int st = 0;
@@ -314,9 +336,7 @@ TEST(Daemon, ProcessesPublishingTheSameBytesShareOneCopyAndAKilledHolderLetsGo) 
   const std::size_t n = 10 << 20;  // 5 granules, 3 chunks of 4 MiB
   int go[2];
   ASSERT_EQ(::pipe(go), 0);
-  std::vector<pid_t> kids;
-  for (int k = 0; k < 4; ++k) {
-    kids.push_back(spawn([&] {
+  const std::vector<pid_t> kids = spawn_all(4, [&](int) {
       ::close(go[1]);
       prim::HostBackend b(0, kGran, 0);
       Region r(b, n, 9);
@@ -328,8 +348,7 @@ TEST(Daemon, ProcessesPublishingTheSameBytesShareOneCopyAndAKilledHolderLetsGo) 
       if (!holds_pattern(b, m.va, n, 9)) return 5;
       unshare(c, b, m);
       return 0;
-    }));
-  }
+  });
   ::close(go[0]);
   ASSERT_TRUE(eventually([&] { return json_num(s.status(), "holders") == 4; })) << s.status();
   std::string st = s.status();
@@ -512,9 +531,7 @@ TEST(Daemon, SixtyFourClientsAttachAndDetachForABoundedTimeWithoutALeak) {
   DaemonClient owner(cfg(s.sock()));
   SharedMapping m = share(owner, b, r.va, 6 << 20, nullptr);
   const Digest id = m.id;
-  std::vector<pid_t> kids;
-  for (int k = 0; k < 64; ++k) {
-    kids.push_back(spawn([&, k] {
+  const std::vector<pid_t> kids = spawn_all(64, [&](int k) {
       prim::HostBackend mine(0, kGran, 0);
       DaemonClient c(cfg(s.sock()));
       const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
@@ -531,8 +548,7 @@ TEST(Daemon, SixtyFourClientsAttachAndDetachForABoundedTimeWithoutALeak) {
         ++rounds;
       }
       return rounds > 0 ? 0 : 5;
-    }));
-  }
+  });
   for (pid_t p : kids) {
     const int w = wait_for(p);
     EXPECT_TRUE(WIFEXITED(w) && WEXITSTATUS(w) == 0) << "status " << w;
