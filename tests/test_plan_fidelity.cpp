@@ -81,11 +81,9 @@ TEST_P(PlanFidelity, MemlakeIsNoWorseThanG10) {
   // Under the same cost model memlake's plan is never slower than G10's.
   EXPECT_GE(ml.fraction_of_ideal(), g10.fraction_of_ideal() - 1e-9) << w.model;
   // Against G10's published numbers (their simulator): at least as good on
-  // four of the five; SENet154 falls short (docs/results.md).
+  // every one of the five (docs/results.md §7a).
   const double published = w.ideal_units / w.g10_units;
-  if (w.model != std::string("SENet154")) {
-    EXPECT_GE(ml.fraction_of_ideal(), published - 1e-9) << w.model << " below G10's published";
-  }
+  EXPECT_GE(ml.fraction_of_ideal(), published - 1e-9) << w.model << " below G10's published";
 }
 
 INSTANTIATE_TEST_SUITE_P(G10Table, PlanFidelity, ::testing::ValuesIn(kTable),
