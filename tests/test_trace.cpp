@@ -110,6 +110,48 @@ TEST(Replay, MeasuresUtilizationAndNativeBaseline) {
   std::remove(p.c_str());
 }
 
+// The timeline of `memlake report`: bounded however long the trace, buckets cover every
+// event once and in order, and the peaks survive the merging (min/max per bucket).
+TEST(Replay, TimelineIsBoundedAndKeepsThePeaks) {
+  const std::uint64_t page = 2 << 20;
+  std::string body = "Thread,Time,Action,Pointer,Size,Stream\n0,0,segment_alloc,0x0,1073741824,0\n";
+  for (int i = 0; i < 1000; ++i) {
+    const std::uint64_t size = (i == 617 ? 40 : 1 + i % 3) * page;  // one spike, late in the trace
+    body += "0," + std::to_string(10 + i) + ",allocate,0x100000000," + std::to_string(size) + ",0\n";
+    body += "0," + std::to_string(10 + i) + ",free,0x100000000," + std::to_string(size) + ",0\n";
+  }
+  auto p = write_text("timeline.csv", body);
+  trace::ReplayConfig cfg;
+  cfg.options.backend = "host";
+  cfg.timeline_buckets = 16;
+  auto r = trace::replay(p, cfg);
+  ASSERT_EQ(r.events, 2001u);
+  ASSERT_GE(r.timeline.size(), 8u);
+  ASSERT_LE(r.timeline.size(), 16u);
+  std::uint64_t next = 1, live = 0, reserved = 0, native = 0;
+  for (const trace::TimelineBucket& b : r.timeline) {
+    EXPECT_EQ(b.first_event, next);
+    EXPECT_GE(b.last_event, b.first_event);
+    next = b.last_event + 1;
+    for (int i = 0; i < trace::kTimelineSeries; ++i) {
+      EXPECT_LE(b.lo[i].value, b.hi[i].value);
+      EXPECT_GE(b.lo[i].event, b.first_event);
+      EXPECT_LE(b.hi[i].event, b.last_event);
+    }
+    live = std::max(live, b.hi[trace::kLive].value);
+    reserved = std::max(reserved, b.hi[trace::kReserved].value);
+    native = std::max(native, b.hi[trace::kNativeReserved].value);
+    EXPECT_EQ(b.lo[trace::kLive].value, 0u) << "every bucket of more than one event has a free in it";
+  }
+  EXPECT_EQ(next, r.events + 1);
+  EXPECT_EQ(live, 40 * page);
+  EXPECT_EQ(live, r.peak_live);
+  EXPECT_EQ(reserved, r.stats.reserved.peak);
+  EXPECT_EQ(native, r.native_peak_reserved);
+  cfg.timeline_buckets = 0;
+  EXPECT_TRUE(trace::replay(p, cfg).timeline.empty());
+}
+
 TEST(Replay, LateMapsCountOnlyTheTracesSecondHalf) {
   // The same request repeated: everything after the first one is a cache hit,
   // so the second half maps nothing. A new, larger size in the second half maps.

@@ -16,21 +16,6 @@
 namespace memlake::cli {
 namespace {
 
-// Text for an SVG (XML) element.
-std::string xml_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '&': o += "&amp;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
-    }
-  }
-  return o;
-}
-
 struct AllocArgs {
   std::string backend, granularity;
   bool quick = false, json = false, fragmented = false;
@@ -92,7 +77,7 @@ int run_bench_copy(const CopyArgs& a) {
     if (!a.svg.empty()) {
       FILE* f = std::fopen(a.svg.c_str(), "w");
       if (!f) throw Error(Errc::invalid_argument, "cannot write " + a.svg);
-      std::fputs(bench::copy_svg(s, xml_escape("host<->device copy bandwidth (" + cfg.options.backend + " backend)")).c_str(), f);
+      std::fputs(bench::copy_svg(s, "host<->device copy bandwidth (" + cfg.options.backend + " backend)").c_str(), f);
       std::fclose(f);
       std::fprintf(stderr, "plot: %s\n", a.svg.c_str());
     }

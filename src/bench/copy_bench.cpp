@@ -9,6 +9,7 @@
 #include "core/device_allocator.h"
 #include "core/error.h"
 #include "io/copy_engine.h"
+#include "report/chart.h"
 
 namespace memlake::bench {
 namespace {
@@ -139,51 +140,44 @@ std::string copy_json(const std::vector<CopySample>& s, int threads) {
 }
 
 std::string copy_svg(const std::vector<CopySample>& s, const std::string& title) {
-  const double W = 900, H = 480, L = 70, R = 220, T = 40, B = 60;
+  report::Chart c;
+  c.title = title;
+  c.x_label = "copy size";
+  c.y_label = "GB/s";
   double ymax = 1, xmin = 1e30, xmax = 0;
   for (const CopySample& x : s) {
     ymax = std::max({ymax, x.plain_gbps, x.memlake_gbps});
     xmin = std::min(xmin, std::log2(static_cast<double>(x.bytes)));
     xmax = std::max(xmax, std::log2(static_cast<double>(x.bytes)));
   }
-  ymax *= 1.1;
   if (xmax <= xmin) xmax = xmin + 1;
-  auto sx = [&](double lg) { return L + (W - L - R) * (lg - xmin) / (xmax - xmin); };
-  auto sy = [&](double v) { return H - B - (H - T - B) * v / ymax; };
-  std::string o;
-  appendf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
-  appendf(o, "<rect width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n", W, H);
-  appendf(o, "<text x=\"%.0f\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">%s</text>\n", (W - R + L) / 2, title.c_str());
-  appendf(o, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L, H - B, W - R, H - B);
-  appendf(o, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L, T, L, H - B);
-  for (int i = 0; i <= 5; ++i) {
-    const double v = ymax * i / 5;
-    appendf(o, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.0f</text>\n", L - 6, sy(v) + 4, v);
-    appendf(o, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, sy(v), W - R, sy(v));
-  }
+  c.x_min = xmin;
+  c.x_max = xmax;
+  c.y_max = ymax * 1.1;
+  double step = 1;
+  for (double v : report::nice_ticks(0, c.y_max, 5, &step)) c.y_ticks.push_back({v, report::tick_label(v, step)});
   for (double lg = std::ceil(xmin); lg <= xmax; lg += 2)
-    appendf(o, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n", sx(lg), H - B + 18,
-            human_bytes(static_cast<std::uint64_t>(std::exp2(lg))).c_str());
-  appendf(o, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">copy size</text>\n", (W - R + L) / 2, H - 15);
-  appendf(o, "<text x=\"18\" y=\"%.0f\" transform=\"rotate(-90 18 %.0f)\" text-anchor=\"middle\">GB/s</text>\n", H / 2, H / 2);
+    c.x_ticks.push_back({lg, human_bytes(static_cast<std::uint64_t>(std::exp2(lg)))});
   const char* colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
   int k = 0;
   for (const char* dir : {"h2d", "d2h", "both"})
     for (const char* host : {"pageable", "pinned"}) {
       for (int impl = 0; impl < 2; ++impl) {
-        std::string pts;
+        report::Line l;
+        l.label = std::string(dir) + " " + host + (impl ? " memlake" : " plain");
+        l.css_class = impl ? "memlake" : "plain";
+        l.color = colors[k % 6];
+        l.dashed = !impl;
         for (const CopySample& x : s)
           if (x.direction == dir && x.host == host)
-            appendf(pts, "%.1f,%.1f ", sx(std::log2(static_cast<double>(x.bytes))), sy(impl ? x.memlake_gbps : x.plain_gbps));
-        if (pts.empty()) continue;
-        appendf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"%s\"/>\n", colors[k % 6],
-                impl ? "" : " stroke-dasharray=\"5 4\"", pts.c_str());
+            l.points.emplace_back(std::log2(static_cast<double>(x.bytes)), impl ? x.memlake_gbps : x.plain_gbps);
+        if (!l.points.empty()) c.lines.push_back(std::move(l));
       }
-      appendf(o, "<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\">%s %s</text>\n", W - R + 15, T + 18.0 * k, colors[k % 6], dir, host);
+      c.legend.push_back({std::string(dir) + " " + host, colors[k % 6], false});
       ++k;
     }
-  appendf(o, "<text x=\"%.0f\" y=\"%.0f\">solid: memlake, dashed: plain</text>\n", W - R + 15, T + 18.0 * k + 10);
-  return o + "</svg>\n";
+  c.notes.push_back("solid: memlake, dashed: plain");
+  return report::svg(c);
 }
 
 }  // namespace memlake::bench

@@ -37,7 +37,8 @@ struct CopyBenchConfig {
 std::vector<CopySample> run_copy_bench(const CopyBenchConfig& cfg, int* threads_used = nullptr);
 std::string copy_table(const std::vector<CopySample>& s, int threads);
 std::string copy_json(const std::vector<CopySample>& s, int threads);
-// Bandwidth against size, one line per direction x host memory x copier.
+// Bandwidth against size, one line per direction x host memory x copier (report::svg;
+// title is plain text, escaped there).
 std::string copy_svg(const std::vector<CopySample>& s, const std::string& title);
 
 }  // namespace memlake::bench

@@ -337,6 +337,11 @@ residency::ResidencyStats DeviceAllocator::residency_stats() const {
   return res_.stats();
 }
 
+std::uint64_t DeviceAllocator::reserved_bytes() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return rec_.reserved();
+}
+
 Stats DeviceAllocator::stats() const {
   std::lock_guard<std::mutex> g(mu_);
   Stats s = rec_.stats();

@@ -47,6 +47,7 @@ class DeviceAllocator {
   std::size_t empty_cache();
   void set_memory_cap(std::size_t bytes);
   Stats stats() const;
+  std::uint64_t reserved_bytes() const;  // stats().reserved.current, without the rest of stats()
   void reset_peaks();
   void check() const;
   PagePool::Holdings holdings() const;  // see Allocator::holdings

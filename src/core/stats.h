@@ -68,6 +68,7 @@ class StatsRecorder {
   void reset_peaks();
   // One operation's time (TickClock ticks), from its start to its end.
   void on_time(std::uint64_t ticks) { ticks_ += ticks; }
+  std::uint64_t reserved() const { return s_.reserved.current; }
   // A snapshot; the caller fills the fields that need a query (views, calls).
   Stats stats() const {
     Stats s = s_;

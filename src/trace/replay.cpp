@@ -58,6 +58,53 @@ std::uint32_t elapsed_ns(Clock::time_point a, Clock::time_point b) {
   return d > 0xffffffffLL ? 0xffffffffu : static_cast<std::uint32_t>(d);
 }
 
+// Samples the series after every event into at most `cap` buckets (cap even, >= 2):
+// when they are all used, neighbours merge and buckets hold twice the events.
+class TimelineSampler {
+ public:
+  explicit TimelineSampler(std::size_t cap) : cap_(std::max<std::size_t>(2, cap + (cap & 1))) { out_.reserve(cap_); }
+  void add(std::uint64_t event, std::uint64_t time_us, const std::uint64_t (&v)[kTimelineSeries]) {
+    if (n_ == 0) {
+      cur_ = TimelineBucket{};
+      cur_.first_event = event;
+      for (int i = 0; i < kTimelineSeries; ++i) cur_.lo[i] = cur_.hi[i] = {v[i], event, time_us};
+    } else {
+      for (int i = 0; i < kTimelineSeries; ++i) {
+        if (v[i] < cur_.lo[i].value) cur_.lo[i] = {v[i], event, time_us};
+        if (v[i] > cur_.hi[i].value) cur_.hi[i] = {v[i], event, time_us};
+      }
+    }
+    cur_.last_event = event;
+    if (++n_ < stride_) return;
+    n_ = 0;
+    out_.push_back(cur_);
+    if (out_.size() < cap_) return;
+    for (std::size_t i = 0; i < cap_ / 2; ++i) out_[i] = merge(out_[2 * i], out_[2 * i + 1]);
+    out_.resize(cap_ / 2);
+    stride_ *= 2;
+  }
+  std::vector<TimelineBucket> finish() {
+    if (n_) out_.push_back(cur_);
+    n_ = 0;
+    return std::move(out_);
+  }
+
+ private:
+  static TimelineBucket merge(const TimelineBucket& a, const TimelineBucket& b) {
+    TimelineBucket m = a;
+    m.last_event = b.last_event;
+    for (int i = 0; i < kTimelineSeries; ++i) {
+      if (b.lo[i].value < m.lo[i].value) m.lo[i] = b.lo[i];
+      if (b.hi[i].value > m.hi[i].value) m.hi[i] = b.hi[i];
+    }
+    return m;
+  }
+  std::size_t cap_;
+  std::uint64_t stride_ = 1, n_ = 0;
+  TimelineBucket cur_;
+  std::vector<TimelineBucket> out_;
+};
+
 }  // namespace
 
 ReplayResult replay(const std::string& path, const ReplayConfig& cfg) {
@@ -103,6 +150,8 @@ ReplayResult replay(const std::string& path, const ReplayConfig& cfg) {
   // Maps so far after every 256 events, to find the second half's once the count is known.
   constexpr std::uint64_t kEvery = 256;
   std::vector<std::uint64_t> maps_at;
+  std::unique_ptr<TimelineSampler> timeline;
+  if (cfg.timeline_buckets) timeline = std::make_unique<TimelineSampler>(cfg.timeline_buckets);
   try {
     while (reader.next(e)) {
       ++r.events;
@@ -167,6 +216,12 @@ ReplayResult replay(const std::string& path, const ReplayConfig& cfg) {
           ++r.recorded_failures;
           break;
       }
+      if (timeline) {
+        const std::uint64_t reserved = dev.reserved_bytes();
+        const std::uint64_t v[kTimelineSeries] = {cur_live, reserved, native, reserved - std::min(reserved, cur_live),
+                                                  native - std::min(native, cur_live)};
+        timeline->add(r.events, e.time_us, v);
+      }
     }
   } catch (...) {
     cleanup();
@@ -174,6 +229,8 @@ ReplayResult replay(const std::string& path, const ReplayConfig& cfg) {
   }
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   r.span_us = last_us - std::min(first_us, last_us);
+  r.first_time_us = first_us;
+  if (timeline) r.timeline = timeline->finish();
   if (cfg.progress) cfg.progress(1.0, r.events);
   if (cfg.check) dev.check();
   r.stats = dev.stats();

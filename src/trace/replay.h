@@ -26,6 +26,31 @@ struct ReplayConfig {
   // before its work is complete). 0 = work completes at once.
   std::uint64_t device_lag_us = 0;
   std::function<void(double fraction, std::uint64_t events)> progress;  // called now and then
+  // Timeline (`memlake report`): at most this many buckets of consecutive events, each with the
+  // lowest and highest value of every series in it (so peaks and troughs survive any length of
+  // trace); 0 = none. Buckets double in length as the trace goes on: between half and all of
+  // this many at the end.
+  std::size_t timeline_buckets = 0;
+};
+
+// The series a timeline samples after every event.
+enum TimelineSeries : int {
+  kLive = 0,             // the trace's live requested bytes (as replayed: refused allocations excluded)
+  kReserved,             // memlake's reserved (physical) bytes
+  kNativeReserved,       // the recording allocator's, from the trace's segment events
+  kOverhead,             // memlake reserved - live
+  kNativeOverhead,       // native reserved - live (0 when below)
+  kTimelineSeries
+};
+
+struct TimelineBucket {
+  struct Extreme {
+    std::uint64_t value = 0;
+    std::uint64_t event = 0;    // the event (1-based) after which the series had this value
+    std::uint64_t time_us = 0;  // its trace time
+  };
+  std::uint64_t first_event = 0, last_event = 0;
+  Extreme lo[kTimelineSeries], hi[kTimelineSeries];
 };
 
 struct Latency {
@@ -49,6 +74,8 @@ struct ReplayResult {
   std::uint64_t late_maps = 0;
   std::uint64_t device_lag_us = 0;   // as configured
   std::uint64_t span_us = 0;         // the trace's last timestamp minus its first
+  std::uint64_t first_time_us = 0;   // the trace's first timestamp
+  std::vector<TimelineBucket> timeline;  // ReplayConfig::timeline_buckets > 0
   Latency alloc_latency, free_latency;
   Latency cold_alloc_latency, cold_free_latency;  // the cold-cache samples (cold_every > 0)
   double seconds = 0;
