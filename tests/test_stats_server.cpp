@@ -220,9 +220,6 @@ TEST(StatsServer, CApiServesEveryAllocatorThatAsks) {
   ::unsetenv("XDG_RUNTIME_DIR");
 }
 
-}  // namespace
-}  // namespace memlake::test
-
 // Label values are escaped; several processes' expositions merge into one with each
 // family's HELP and TYPE once, and a server's refusal is left out.
 TEST(StatsServer, PrometheusLabelsAreEscapedAndMerged) {
@@ -241,3 +238,6 @@ TEST(StatsServer, PrometheusLabelsAreEscapedAndMerged) {
   EXPECT_NE(m.find("memlake_reserved_bytes{pid=\"22\""), std::string::npos) << m;
   EXPECT_EQ(m.find("error"), std::string::npos) << m;
 }
+
+}  // namespace
+}  // namespace memlake::test
