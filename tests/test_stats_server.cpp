@@ -30,6 +30,7 @@ std::vector<core::Stats> fake_stats() {
   core::Stats s;
   s.device = 0;
   s.backend = "host";
+  s.uuid = "host-0";
   s.reserved.set(8 << 20);
   s.requested.set(6 << 20);
   s.num_allocs = 3;
@@ -58,9 +59,12 @@ TEST(StatsServer, AnswersJsonPrometheusAndText) {
   std::string j = obs::query(srv.path(), "json");
   EXPECT_NE(j.find("\"pid\":" + std::to_string(::getpid())), std::string::npos) << j;
   EXPECT_NE(j.find("\"reserved_bytes\":{\"current\":8388608"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"rank\":\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"gpu_uuid\":\"host-0\""), std::string::npos) << j;
   std::string p = obs::query(srv.path(), "prometheus");
   EXPECT_NE(p.find("# TYPE memlake_reserved_bytes gauge"), std::string::npos) << p;
-  EXPECT_NE(p.find("memlake_reserved_bytes{pid=\"" + std::to_string(::getpid()) + "\",device=\"0\",backend=\"host\"} 8388608"),
+  EXPECT_NE(p.find("memlake_reserved_bytes{pid=\"" + std::to_string(::getpid()) + "\",rank=\"" +
+                   obs::escape_label(obs::process_rank()) + "\",device=\"0\",backend=\"host\",gpu_uuid=\"host-0\"} 8388608"),
             std::string::npos)
       << p;
   EXPECT_NE(p.find("memlake_utilization{"), std::string::npos);
@@ -214,6 +218,25 @@ TEST(StatsServer, CApiServesEveryAllocatorThatAsks) {
   ::rmdir(obs::socket_dir().c_str());
   ::rmdir(runtime.c_str());
   ::unsetenv("XDG_RUNTIME_DIR");
+}
+
+// Label values are escaped; several processes' expositions merge into one with each
+// family's HELP and TYPE once, and a server's refusal is left out.
+TEST(StatsServer, PrometheusLabelsAreEscapedAndMerged) {
+  EXPECT_EQ(obs::escape_label("a\\b\"c\nd"), "a\\\\b\\\"c\\nd");
+  std::vector<core::Stats> s = fake_stats();
+  s[0].uuid = "GPU-\"x\"";
+  const std::string a = obs::render_prometheus(11, s), b = obs::render_prometheus(22, fake_stats());
+  EXPECT_NE(a.find("gpu_uuid=\"GPU-\\\"x\\\"\""), std::string::npos) << a;
+  const std::string m = obs::merge_prometheus({a, "error: permission denied\n", b});
+  std::size_t types = 0;
+  for (std::size_t at = m.find("# TYPE memlake_reserved_bytes "); at != std::string::npos;
+       at = m.find("# TYPE memlake_reserved_bytes ", at + 1))
+    ++types;
+  EXPECT_EQ(types, 1u) << m;
+  EXPECT_NE(m.find("memlake_reserved_bytes{pid=\"11\""), std::string::npos) << m;
+  EXPECT_NE(m.find("memlake_reserved_bytes{pid=\"22\""), std::string::npos) << m;
+  EXPECT_EQ(m.find("error"), std::string::npos) << m;
 }
 
 }  // namespace

@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,39 +24,6 @@ namespace {
 
 const char* kStatHeader = "PID      DEV BACK      RESERVED    ALLOCATED   UTIL   LARGEST FREE STITCH   DRIVER   OOMS\n";
 
-// Several processes' Prometheus texts as one exposition: each family's HELP and
-// TYPE once, then every process's samples of it (a family may appear only once).
-std::string merge_prometheus(const std::vector<std::string>& replies) {
-  std::vector<std::string> order;
-  std::map<std::string, std::pair<std::string, std::string>> families;  // name -> (HELP/TYPE, samples)
-  for (const std::string& r : replies) {
-    std::string family;
-    std::size_t at = 0;
-    while (at < r.size()) {
-      const std::size_t nl = std::min(r.find('\n', at), r.size());
-      const std::string line = r.substr(at, nl - at);
-      at = nl + 1;
-      if (line.empty()) continue;
-      if (line.rfind("# HELP ", 0) == 0 || line.rfind("# TYPE ", 0) == 0) {
-        family = line.substr(7, line.find(' ', 7) - 7);
-        auto [it, fresh] = families.try_emplace(family);
-        if (fresh) order.push_back(family);
-        if (it->second.first.find(line.substr(0, 7 + family.size() + 1)) == std::string::npos)
-          it->second.first += line + "\n";
-      } else if (line[0] != '#') {
-        if (family.empty()) {
-          family = line.substr(0, line.find_first_of("{ "));
-          if (families.try_emplace(family).second) order.push_back(family);
-        }
-        families[family].second += line + "\n";
-      }
-    }
-  }
-  std::string o;
-  for (const std::string& f : order) o += families[f].first + families[f].second;
-  return o;
-}
-
 // Prints the servers' replies; returns how many answered.
 int print_stats(const std::vector<int>& pids, const std::string& request) {
   const std::string dir = obs::socket_dir();
@@ -70,7 +36,7 @@ int print_stats(const std::vector<int>& pids, const std::string& request) {
     }
   }
   if (request == "prometheus") {
-    std::fputs(merge_prometheus(replies).c_str(), stdout);
+    std::fputs(obs::merge_prometheus(replies).c_str(), stdout);
   } else {
     if (request == "text") std::fputs(kStatHeader, stdout);
     for (const std::string& r : replies) std::fputs(r.c_str(), stdout);

@@ -347,6 +347,7 @@ Stats DeviceAllocator::stats() const {
   Stats s = rec_.stats();
   s.device = device_;
   s.backend = counting_->name();
+  s.uuid = counting_->uuid();
   s.stitched_views = alloc_.stitched_views();
   s.largest_free = alloc_.largest_free_bytes();
   s.calls = counting_->counts();

@@ -73,8 +73,9 @@ std::string stats_json(const Stats& s) {
   using ull = unsigned long long;
   std::string o;
   o.reserve(1024);
-  appendf(o, "{\"device\":%d,\"backend\":\"%s\",\"page_size\":%llu,\"memory_cap\":%llu,", s.device, s.backend.c_str(),
-          static_cast<ull>(s.page_size), static_cast<ull>(s.memory_cap));
+  // backend and uuid come from the backends: plain ASCII names and hex, nothing to escape.
+  appendf(o, "{\"device\":%d,\"backend\":\"%s\",\"gpu_uuid\":\"%s\",\"page_size\":%llu,\"memory_cap\":%llu,", s.device,
+          s.backend.c_str(), s.uuid.c_str(), static_cast<ull>(s.page_size), static_cast<ull>(s.memory_cap));
   put_stat(o, "requested_bytes", s.requested);
   put_stat(o, "allocated_bytes", s.allocated);
   put_stat(o, "reserved_bytes", s.reserved);

@@ -26,6 +26,7 @@ struct Stat {
 struct Stats {
   int device = 0;
   std::string backend;
+  std::string uuid;  // the backend's device identity (prim::Backend::uuid): "GPU-...", "host-0"
   std::uint64_t page_size = 0;
   std::uint64_t memory_cap = 0;
   Stat requested;   // bytes asked for, live allocations

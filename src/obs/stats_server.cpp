@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 #include "core/error.h"
 
@@ -60,7 +61,13 @@ std::string socket_dir() {
 }
 
 std::string render_json(int pid, const std::vector<core::Stats>& s) {
-  std::string o = "{\"pid\":" + std::to_string(pid) + ",\"devices\":[";
+  std::string o = "{\"pid\":" + std::to_string(pid) + ",\"rank\":\"";
+  for (char c : process_rank()) {  // from the environment: escaped as JSON asks
+    if (c == '"' || c == '\\') o += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) appendf(o, "\\u%04x", static_cast<unsigned>(c));
+    else o += c;
+  }
+  o += "\",\"devices\":[";
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (i) o += ',';
     o += core::stats_json(s[i]);
@@ -84,9 +91,65 @@ std::string prom_number(std::uint64_t v) {
 
 }  // namespace
 
+const std::string& process_rank() {
+  static const std::string rank = [] {
+    for (const char* var : {"RANK", "LOCAL_RANK"})
+      if (const char* v = std::getenv(var); v && *v) return std::string(v);
+    return std::string();
+  }();
+  return rank;
+}
+
+std::string escape_label(const std::string& v) {
+  std::string o;
+  o.reserve(v.size());
+  for (char c : v) {
+    if (c == '\\') o += "\\\\";
+    else if (c == '"') o += "\\\"";
+    else if (c == '\n') o += "\\n";
+    else o += c;
+  }
+  return o;
+}
+
+// Several expositions as one: each family's HELP and TYPE once, then every
+// process's samples of it (a family may appear only once in an exposition).
+std::string merge_prometheus(const std::vector<std::string>& replies) {
+  std::vector<std::string> order;
+  std::map<std::string, std::pair<std::string, std::string>> families;  // name -> (HELP/TYPE, samples)
+  for (const std::string& r : replies) {
+    if (r.rfind("error", 0) == 0) continue;  // a server's refusal, not an exposition
+    std::string family;
+    std::size_t at = 0;
+    while (at < r.size()) {
+      const std::size_t nl = std::min(r.find('\n', at), r.size());
+      const std::string line = r.substr(at, nl - at);
+      at = nl + 1;
+      if (line.empty()) continue;
+      if (line.rfind("# HELP ", 0) == 0 || line.rfind("# TYPE ", 0) == 0) {
+        family = line.substr(7, line.find(' ', 7) - 7);
+        auto [it, fresh] = families.try_emplace(family);
+        if (fresh) order.push_back(family);
+        if (it->second.first.find(line.substr(0, 7 + family.size() + 1)) == std::string::npos)
+          it->second.first += line + "\n";
+      } else if (line[0] != '#') {
+        if (family.empty()) {
+          family = line.substr(0, line.find_first_of("{ "));
+          if (families.try_emplace(family).second) order.push_back(family);
+        }
+        families[family].second += line + "\n";
+      }
+    }
+  }
+  std::string o;
+  for (const std::string& f : order) o += families[f].first + families[f].second;
+  return o;
+}
+
 // Names follow Prometheus' conventions: base units (bytes, seconds), counters
 // end in _total. One HELP and TYPE per family: `memlake stat --prometheus`
-// merges the families of several processes (tools/stat_cmd.cpp).
+// and `memlake exporter` merge
+// the families of several processes (merge_prometheus).
 std::string render_prometheus(int pid, const std::vector<core::Stats>& s) {
   std::string o;
   struct Metric {
@@ -134,8 +197,10 @@ std::string render_prometheus(int pid, const std::vector<core::Stats>& s) {
       {"memlake_disk_tier_read_bytes_total", "Bytes read back from the disk tier", "counter",
        [](const core::Stats& x) { return x.residency.disk_read; }, 0},
   };
-  auto labels = [pid](const core::Stats& x) {
-    return "{pid=\"" + std::to_string(pid) + "\",device=\"" + std::to_string(x.device) + "\",backend=\"" + x.backend + "\"} ";
+  const std::string rank = escape_label(process_rank());
+  auto labels = [pid, &rank](const core::Stats& x) {
+    return "{pid=\"" + std::to_string(pid) + "\",rank=\"" + rank + "\",device=\"" + std::to_string(x.device) +
+           "\",backend=\"" + escape_label(x.backend) + "\",gpu_uuid=\"" + escape_label(x.uuid) + "\"} ";
   };
   for (const Metric& m : metrics) {
     appendf(o, "# HELP %s %s\n# TYPE %s %s\n", m.name, m.help, m.name, m.type);

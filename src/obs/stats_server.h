@@ -43,7 +43,18 @@ std::string private_dir_problem(const std::string& dir);
 // ("refusing DIR: WHY") if it is not private.
 void ensure_private_dir(const std::string& dir);
 std::string render_json(int pid, const std::vector<core::Stats>& s);
+// Labels: pid, rank (process_rank()), device, backend, gpu_uuid (Stats::uuid),
+// values escaped as the exposition format asks.
 std::string render_prometheus(int pid, const std::vector<core::Stats>& s);
+// Several processes' render_prometheus() replies as one valid exposition: each
+// family's HELP and TYPE once, then every process's samples of it. Replies that
+// are not an exposition ("error: ...") are skipped.
+std::string merge_prometheus(const std::vector<std::string>& replies);
+// This process's rank in a distributed job: $RANK, else $LOCAL_RANK, read once
+// (at the first call); "" when neither is set.
+const std::string& process_rank();
+// A label value escaped for the exposition format (backslash, quote, newline).
+std::string escape_label(const std::string& v);
 std::string render_text(int pid, const std::vector<core::Stats>& s);
 
 class StatsServer {

@@ -28,6 +28,8 @@ struct Driver {
   // Optional (sharing between processes): null where the driver lacks them.
   decltype(&::cuMemExportToShareableHandle) cuMemExportToShareableHandle = nullptr;
   decltype(&::cuMemImportFromShareableHandle) cuMemImportFromShareableHandle = nullptr;
+  // Optional (labels only): cuDeviceGetUuid_v2, else cuDeviceGetUuid (same signature).
+  CUresult (*cuDeviceGetUuid)(CUuuid*, CUdevice) = nullptr;
   void* lib = nullptr;
   std::string error;  // why the driver is unusable; empty if usable
 };
@@ -59,6 +61,9 @@ Driver& driver() {
         reinterpret_cast<decltype(&::cuMemExportToShareableHandle)>(dlsym(d.lib, "cuMemExportToShareableHandle"));
     d.cuMemImportFromShareableHandle =
         reinterpret_cast<decltype(&::cuMemImportFromShareableHandle)>(dlsym(d.lib, "cuMemImportFromShareableHandle"));
+    using UuidFn = CUresult (*)(CUuuid*, CUdevice);
+    d.cuDeviceGetUuid = reinterpret_cast<UuidFn>(dlsym(d.lib, "cuDeviceGetUuid_v2"));
+    if (!d.cuDeviceGetUuid) d.cuDeviceGetUuid = reinterpret_cast<UuidFn>(dlsym(d.lib, "cuDeviceGetUuid"));
     CUresult r = d.cuInit(0);
     if (r != CUDA_SUCCESS) {
       const char* name = nullptr;
@@ -122,11 +127,23 @@ class CudaBackend final : public Backend {
       throw_error(Errc::invalid_argument, "cuda backend: granularity " + std::to_string(gran_) +
                                               " is not a multiple of the device minimum " + std::to_string(min_g));
     check(d.cuDeviceTotalMem(&total_, dev_), "cuDeviceTotalMem");
+    CUuuid u{};
+    if (d.cuDeviceGetUuid && d.cuDeviceGetUuid(&u, dev_) == CUDA_SUCCESS) {  // "" if it cannot tell
+      static const char hex[] = "0123456789abcdef";
+      uuid_ = "GPU-";
+      for (int i = 0; i < 16; ++i) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) uuid_ += '-';
+        const auto b = static_cast<unsigned char>(u.bytes[i]);
+        uuid_ += hex[b >> 4];
+        uuid_ += hex[b & 15];
+      }
+    }
   }
   ~CudaBackend() override { driver().cuDevicePrimaryCtxRelease(dev_); }
 
   std::string name() const override { return "cuda"; }
   int device() const override { return device_; }
+  std::string uuid() const override { return uuid_; }
   std::size_t granularity() const override { return gran_; }
   std::size_t total_memory() const override { return total_; }
 
@@ -350,6 +367,7 @@ class CudaBackend final : public Backend {
   CUmemAllocationProp prop_{};
   std::size_t gran_ = 0;
   std::size_t total_ = 0;
+  std::string uuid_;  // "GPU-...", "" if the driver cannot tell
 };
 
 }  // namespace

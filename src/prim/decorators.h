@@ -27,6 +27,7 @@ class ForwardingBackend : public Backend {
 
   std::string name() const override { return inner_->name(); }
   int device() const override { return inner_->device(); }
+  std::string uuid() const override { return inner_->uuid(); }
   std::size_t granularity() const override { return inner_->granularity(); }
   std::size_t total_memory() const override { return inner_->total_memory(); }
   std::uintptr_t reserve(std::size_t size, std::size_t align) override;

@@ -32,6 +32,7 @@ class HostBackend final : public Backend {
 
   std::string name() const override { return "host"; }
   int device() const override { return device_; }
+  std::string uuid() const override { return "host-" + std::to_string(device_); }
   std::size_t granularity() const override { return gran_; }
   std::size_t total_memory() const override { return limit_; }
 

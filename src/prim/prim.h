@@ -63,6 +63,9 @@ class Backend {
 
   virtual std::string name() const = 0;  // "host", "cuda"
   virtual int device() const = 0;        // device ordinal this backend serves
+  // The device's stable identity for labels: cuda "GPU-xxxxxxxx-xxxx-..." (the
+  // form nvidia-smi prints, "" if the driver cannot tell), host "host-<device>".
+  virtual std::string uuid() const { return {}; }
   // Unit of every size and address; the unit of physical memory creation.
   virtual std::size_t granularity() const = 0;
   // Physical memory of the device; 0 if unknown (host backend).
