@@ -15,6 +15,7 @@ namespace {
 
 constexpr std::size_t kMaxLine = 1 << 20;
 constexpr std::size_t kMaxItems = 1 << 24;  // tensors or kernels
+constexpr std::uint64_t kMaxTotal = 1ULL << 60;  // bytes of all tensors together
 
 [[noreturn]] void fail(const std::string& file, std::size_t line, const std::string& what) {
   std::string m;
@@ -33,6 +34,7 @@ ProfileFile read_profile_text(std::istream& in, const std::string& file) {
   std::string line;
   std::size_t no = 0;
   bool header = false;
+  std::uint64_t total = 0;
   while (std::getline(in, line)) {
     ++no;
     if (line.size() > kMaxLine) fail(file, no, "line longer than 1 MiB");
@@ -67,6 +69,8 @@ ProfileFile read_profile_text(std::istream& in, const std::string& file) {
       if (kind != "persistent" && kind != "transient")
         fail(file, no, "tensor " + name + ": '" + kind + "' is neither persistent nor transient");
       if (p.tensors.size() >= kMaxItems) fail(file, no, "too many tensors");
+      if (b > kMaxTotal - total) fail(file, no, "the tensors' sizes add up to over 1 EiB");
+      total += b;
       p.add_tensor(name, b, kind == "persistent");
     } else if (word == "kernel") {
       std::string secs;

@@ -11,7 +11,7 @@ art="$build/fuzz-artifacts"
 mkdir -p "$art"
 status=0
 printf '%-16s %12s %10s\n' target executions exec/s
-for t in trace options topology stats_protocol daemon_protocol capi; do
+for t in trace options topology stats_protocol daemon_protocol capi profile; do
   scratch=$(mktemp -d)
   log="$build/fuzz_$t.log"
   if ! "$build/fuzz_$t" -max_total_time="$secs" -max_len=8192 -timeout=10 -rss_limit_mb=1024 \
