@@ -1,3 +1,5 @@
+// Host memcpy bandwidth with T threads into pinned and pageable buffers (a
+// session-8 probe of the copy engine's staging; build: nvcc -O2 -x cu).
 #include <cuda_runtime.h>
 #include <chrono>
 #include <cstdio>
