@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "replay_args.h"
 #include "core/error.h"
 #include "core/options.h"
 #include "trace/replay.h"
@@ -31,32 +32,18 @@ std::uint64_t parse_duration_us(const std::string& v) {
 }
 
 struct ReplayArgs {
-  std::string path, backend, granularity, cap, sweep, device, cold, cold_bytes, device_lag;
-  std::vector<std::string> sets;
+  std::string path, sweep, device, cold, cold_bytes, device_lag;
+  AllocatorArgs alloc;
   bool no_stitch = false, json = false, check = false;
   int progress = -1;
 };
 
 int run_replay(const ReplayArgs& a) {
   trace::ReplayConfig cfg;
-  try {
-    cfg.options = Options::from_env();
-  } catch (const Error& e) {
-    return usage_error(e.what());
-  }
-  cfg.options.backend = "host";  // the default for replay; --backend cuda for the GPU
   std::string sweep_key;
   std::vector<std::string> sweep_values;
   try {
-    if (!a.backend.empty()) cfg.options.set("backend", a.backend);
-    if (!a.granularity.empty()) cfg.options.set("granularity", a.granularity);
-    if (!a.cap.empty()) cfg.options.set("memory_cap", a.cap);
-    if (a.no_stitch) cfg.options.stitch = false;
-    for (const std::string& kv : a.sets) {
-      const auto eq = kv.find('=');
-      if (eq == std::string::npos) return usage_error("--set expects KEY=VALUE, got '" + kv + "'");
-      cfg.options.set(kv.substr(0, eq), kv.substr(eq + 1));
-    }
+    cfg.options = allocator_options(a.alloc, !a.no_stitch);
     if (!a.sweep.empty()) {
       const std::string& kv = a.sweep;
       const auto eq = kv.find('=');
@@ -91,12 +78,7 @@ int run_replay(const ReplayArgs& a) {
     return usage_error("bad --device or --cold value");
   }
   const bool progress = a.progress < 0 ? isatty(2) : a.progress;
-  if (progress)
-    cfg.progress = [](double f, std::uint64_t events) {
-      std::fprintf(stderr, "\rreplay %5.1f%%  %llu events", 100.0 * f, static_cast<unsigned long long>(events));
-      if (f >= 1.0) std::fprintf(stderr, "\n");
-      std::fflush(stderr);
-    };
+  if (progress) cfg.progress = print_replay_progress;
   try {
     if (!sweep_key.empty()) {
       std::vector<trace::ReplayResult> rs;
@@ -129,12 +111,8 @@ Action setup_replay(CLI::App& app) {
   auto* sub = app.add_subcommand("replay", "replay an RMM-style allocation log (.csv or .csv.gz) through memlake");
   auto a = std::make_shared<ReplayArgs>();
   sub->add_option("TRACE", a->path, "the allocation log (Thread,Time,Action,Pointer,Size,Stream)")->required();
-  sub->add_option("--backend", a->backend, "primitives backend: host or cuda (default: host)");
-  sub->add_option("--granularity", a->granularity, "page size, e.g. 2M (default: the backend's)");
-  sub->add_option("--cap", a->cap, "memory cap, e.g. 24G (default: none)");
+  add_allocator_options(sub, a->alloc);
   sub->add_flag("--no-stitch", a->no_stitch, "plain page-granular caching, for comparison");
-  sub->add_option("--set", a->sets, "KEY=VALUE: any option of `memlake options` (repeatable)")
-      ->allow_extra_args(false);
   sub->add_option("--sweep", a->sweep,
                   "KEY=V1,V2,...: replay once per value, one row each (e.g. handle_size=0,8M,16M; "
                   "KEY device_lag sweeps --device-lag: device_lag=0,1ms,5ms)");

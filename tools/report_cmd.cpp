@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "replay_args.h"
 #include "core/error.h"
 #include "core/options.h"
 #include "report/report.h"
@@ -20,8 +21,8 @@ namespace memlake::cli {
 namespace {
 
 struct ReportArgs {
-  std::string path, output, x = "events", backend, granularity, cap;
-  std::vector<std::string> sets;
+  std::string path, output, x = "events";
+  AllocatorArgs alloc;
   int points = 2000;
 };
 
@@ -60,16 +61,7 @@ int run_report(const ReportArgs& a) {
   trace::ReplayConfig cfg;
   report::PageOptions page;
   try {
-    cfg.options = Options::from_env();
-    cfg.options.backend = "host";
-    if (!a.backend.empty()) cfg.options.set("backend", a.backend);
-    if (!a.granularity.empty()) cfg.options.set("granularity", a.granularity);
-    if (!a.cap.empty()) cfg.options.set("memory_cap", a.cap);
-    for (const std::string& kv : a.sets) {
-      const auto eq = kv.find('=');
-      if (eq == std::string::npos) return usage_error("--set expects KEY=VALUE, got '" + kv + "'");
-      cfg.options.set(kv.substr(0, eq), kv.substr(eq + 1));
-    }
+    cfg.options = allocator_options(a.alloc);
   } catch (const Error& e) {
     return usage_error(e.what());
   }
@@ -78,12 +70,7 @@ int run_report(const ReportArgs& a) {
   if (a.points < 16 || a.points > 100000)
     return usage_error("--points expects 16 to 100000, got '" + std::to_string(a.points) + "'");
   cfg.timeline_buckets = static_cast<std::size_t>(a.points) / 2;  // each bucket: its low and its high
-  if (isatty(2))
-    cfg.progress = [](double f, std::uint64_t events) {
-      std::fprintf(stderr, "\rreplay %5.1f%%  %llu events", 100.0 * f, static_cast<unsigned long long>(events));
-      if (f >= 1.0) std::fprintf(stderr, "\n");
-      std::fflush(stderr);
-    };
+  if (isatty(2)) cfg.progress = print_replay_progress;
   const std::string out = a.output.empty() ? default_output(a.path) : a.output;
   try {
     const trace::ReplayResult r = trace::replay(a.path, cfg);
@@ -111,10 +98,7 @@ Action setup_report(CLI::App& app) {
   sub->add_option("--points", a->points,
                   "at most this many points per line (default 2000): each line passes through the lowest and "
                   "highest value of every stretch of events");
-  sub->add_option("--backend", a->backend, "primitives backend: host or cuda (default: host)");
-  sub->add_option("--granularity", a->granularity, "page size, e.g. 2M (default: the backend's)");
-  sub->add_option("--cap", a->cap, "memory cap, e.g. 24G (default: none)");
-  sub->add_option("--set", a->sets, "KEY=VALUE: any option of `memlake options` (repeatable)")->allow_extra_args(false);
+  add_allocator_options(sub, a->alloc);
   return [a] { return run_report(*a); };
 }
 
