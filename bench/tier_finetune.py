@@ -24,15 +24,63 @@ import time
 
 GIB = 1 << 30
 
-# name: (allocator, checkpointing, cap GiB or 0, tier budget or None)
+# name: (allocator, checkpointing, cap GiB or 0, tier budget or None, baseline method or None)
 CONFIGS = {
-    "ideal": ("native", False, 0, None),
-    "ckpt": ("native", True, 0, None),
-    "ckpt_cap24": ("native", True, 24, None),
-    "tier24_ckpt": ("memlake", True, 24, "24G"),
-    "tier32": ("memlake", False, 32, "32G"),
-    "tier36": ("memlake", False, 36, "36G"),
+    "ideal": ("native", False, 0, None, None),
+    "ckpt": ("native", True, 0, None, None),
+    "ckpt_cap24": ("native", True, 24, None, None),
+    "tier24_ckpt": ("memlake", True, 24, "24G", None),
+    "tier32": ("memlake", False, 32, "32G", None),
+    "tier36": ("memlake", False, 36, "36G", None),
+    # Baselines: torch's save_on_cpu (pinned), and ZeRO-Offload's method (re-implemented: DeepSpeed
+    # is not installed on the GPU machine): gradients stream to pinned host buffers as backward
+    # produces them, the optimizer's states and step live on the CPU, updated weights come back.
+    "save_on_cpu_cap32": ("native", False, 32, None, "save_on_cpu"),
+    "cpu_adam_cap24_ckpt": ("native", True, 24, None, "cpu_adam"),
+    "cpu_adam_cap32": ("native", False, 32, None, "cpu_adam"),
 }
+
+
+class CpuAdam:
+    """ZeRO-Offload's method (Ren et al., ATC'21; DeepSpeed's offload_optimizer), re-implemented
+    over torch: each gradient is copied to a pinned host buffer on a side stream as soon as
+    backward produces it and freed on the GPU; after backward the optimizer (torch AdamW, same
+    hyperparameters and dtype as on the GPU, states on the host) steps on the CPU and the updated
+    weights are copied back. DeepSpeed's vectorised CPUAdam and its delayed parameter update are
+    not reproduced: torch's foreach AdamW on the host stands for the former."""
+
+    def __init__(self, model, **hp):
+        import torch
+        self.torch = torch
+        self.params = [p for p in model.parameters() if p.requires_grad]
+        self.host = [p.detach().to("cpu").pin_memory() for p in self.params]
+        self.grads = [torch.empty_like(h).pin_memory() for h in self.host]
+        for h, g in zip(self.host, self.grads):
+            h.grad = g
+        self.opt = torch.optim.AdamW(self.host, **hp)
+        self.stream = torch.cuda.Stream()
+        self.index = {p: i for i, p in enumerate(self.params)}
+        for p in self.params:
+            p.register_post_accumulate_grad_hook(self._grad)
+
+    def _grad(self, p):
+        torch = self.torch
+        g, s = p.grad, self.stream
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            self.grads[self.index[p]].copy_(g, non_blocking=True)
+        g.record_stream(s)
+        p.grad = None
+
+    def step(self):
+        self.stream.synchronize()
+        self.opt.step()
+        with self.torch.no_grad():
+            for p, h in zip(self.params, self.host):
+                p.copy_(h, non_blocking=True)
+
+    def zero_grad(self, set_to_none=True):
+        pass  # the host gradients are overwritten by the next backward's copies
 
 
 def run_one(name, a):
@@ -42,7 +90,7 @@ def run_one(name, a):
     # (warn only where it has none), so the losses can be compared.
     torch.use_deterministic_algorithms(True, warn_only=True)
     import transformers
-    allocator, ckpt, cap, budget = CONFIGS[name]
+    allocator, ckpt, cap, budget, method = CONFIGS[name]
     if allocator == "memlake":
         import memlake.torch as mt
         mt.enable()
@@ -53,7 +101,7 @@ def run_one(name, a):
     cfg = transformers.LlamaConfig(hidden_size=a.hidden, num_hidden_layers=a.layers, intermediate_size=a.ffn,
                                    num_attention_heads=24, num_key_value_heads=8, vocab_size=32000,
                                    max_position_embeddings=2048, tie_word_embeddings=False)
-    out = dict(config=name, allocator=allocator, checkpointing=ckpt, cap_gib=cap, steps=a.steps)
+    out = dict(config=name, allocator=allocator, checkpointing=ckpt, cap_gib=cap, method=method, steps=a.steps)
     t_start = time.time()
     try:
         with torch.device("cuda"):
@@ -62,7 +110,10 @@ def run_one(name, a):
         if ckpt:
             model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
             model.config.use_cache = False
-        opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
+        opt = CpuAdam(model, lr=1e-5) if method == "cpu_adam" else torch.optim.AdamW(model.parameters(), lr=1e-5)
+        import contextlib
+        saved = (lambda: torch.autograd.graph.save_on_cpu(pin_memory=True)) if method == "save_on_cpu" \
+            else contextlib.nullcontext
         t = None
         if budget:
             t = mt.tier(model, opt, budget=budget)
@@ -72,7 +123,8 @@ def run_one(name, a):
             ids = torch.randint(0, cfg.vocab_size, (a.batch, a.seq), device="cuda", generator=gen)
             torch.cuda.synchronize()
             t0 = time.perf_counter()
-            loss = model(input_ids=ids, labels=ids).loss
+            with saved():
+                loss = model(input_ids=ids, labels=ids).loss
             loss.backward()
             opt.step()
             opt.zero_grad(set_to_none=True)
@@ -101,7 +153,7 @@ def run_one(name, a):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--configs", default="ideal,ckpt,ckpt_cap24,tier24_ckpt,tier36")
+    ap.add_argument("--configs", default="ideal,ckpt,ckpt_cap24,tier24_ckpt,tier32,tier36,save_on_cpu_cap32,cpu_adam_cap24_ckpt")
     ap.add_argument("--steps", type=int, default=8)
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--seq", type=int, default=1024)
