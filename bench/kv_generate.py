@@ -317,6 +317,25 @@ def _decode_time(model, cache, fwd, batch, pos0, steps, warm, kv=None):
     return times[len(times) // 2], sum(times) / len(times)
 
 
+def _top_kernels(model, cache, fwd, batch, pos0, steps, kv=None, top=12):
+    """The GPU kernels of `steps` decode steps (torch.profiler), by total time: name, count and
+    microseconds per step. Where a cache is slower than another, this says which kernel pays."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        _decode_time(model, cache, fwd, batch, pos0, steps, 0, kv)
+        torch.cuda.synchronize()
+    rows = []
+    for e in prof.key_averages():
+        us = getattr(e, "device_time_total", None)
+        us = us if us is not None else getattr(e, "cuda_time_total", 0)
+        if us > 0 and getattr(e, "device_type", None) != torch.autograd.DeviceType.CPU:
+            rows.append((us, e.key, e.count))
+    rows.sort(reverse=True)
+    return [{"kernel": k[:120], "us_per_step": round(us / steps, 1), "calls_per_step": round(n / steps, 1)}
+            for us, k, n in rows[:top]]
+
+
 def bench(args):
     import torch
     from transformers import DynamicCache
@@ -362,6 +381,9 @@ def bench(args):
                    "gpu": torch.cuda.get_device_name()}
             if kv is not None:
                 rec["kv_stats"] = kv.stats()
+            if args.trace_kernels:
+                rec["top_kernels"] = _top_kernels(model, cache, fwd, batch, ctx + warm + args.steps,
+                                                  args.trace_kernels, kv)
             emit(rec)
             if kv is not None:
                 kv.close()
@@ -504,6 +526,8 @@ def main():
     ap.add_argument("--warm-compiled", type=int, default=4)
     ap.add_argument("--kinds", default="static-compiled,kv-compiled,dynamic,static-eager,kv-eager")
     ap.add_argument("--models", default="")
+    ap.add_argument("--trace-kernels", type=int, default=0,
+                    help="bench: after the timing, profile this many decode steps and report the top kernels")
     ap.add_argument("--compiled-models", default="gqa", help="check: models whose compiled paths are checked")
     ap.add_argument("--backend", default="cuda",
                     help="capacity: cuda, host, or count (the page accounting alone, no memory mapped)")

@@ -15,7 +15,7 @@ if [ -x .gpu/bin/memlake ] && .gpu/bin/memlake --version > /dev/null 2>&1 &&
   mkdir -p build-gpu && cp .gpu/bin/memlake .gpu/bin/libmemlake.so build-gpu/ && echo "using .gpu/bin: $(build-gpu/memlake --version)"
 else
 { cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DMEMLAKE_BUILD_TESTS=OFF -DMEMLAKE_BUILD_BENCHMARKS=OFF &&
-  cmake --build build-gpu -j16 --target memlake memlake_cli; } > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+  cmake --build build-gpu -j16 --target libmemlake.so memlake_cli; } > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 fi
 echo "build: $(( $(date +%s) - t0 )) s"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv > "$OUT/gpu.txt" 2>&1; cat "$OUT/gpu.txt"

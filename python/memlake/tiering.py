@@ -1,5 +1,5 @@
-"""memlake.torch.tier(): train a model whose optimizer states do not fit
-beside it, on the residency engine (docs/design/tiering.md).
+"""memlake.torch.tier(): train a model whose optimizer states and activations
+do not fit beside it, on the residency engine (docs/design/tiering.md).
 
     memlake.torch.enable(memory_cap="24G")
     model = ...; optimizer = torch.optim.AdamW(model.parameters(), ...)
@@ -24,6 +24,14 @@ use; save_profile() writes the profile `memlake tier profile` prints and
 follows the plan; a restore that did not arrive in time is taken on demand
 (counted as a miss); a stream ordering guarantees correctness either way
 (the optimizer's kernels wait for the restore's copy on the GPU).
+
+Activations (memlake.act_tier): with a budget, what autograd saves for
+backward leaves the GPU after its last forward use and comes back, planned,
+before backward reads it. The first forward of each input shape is profiled
+(every operator's arguments are seen, so a use that no operator saves is
+found); the plan keeps the activations used last in the forward as far as
+the budget allows, after the optimizer states' minimum. activations=False
+turns it off; act_window bounds the bytes restored ahead in backward.
 
 The user's optimizer keeps its param_groups (learning-rate schedulers work:
 each step reads its group's hyperparameters), its state (state_dict()
@@ -73,7 +81,7 @@ class Tiering:
     """The handle tier() returns: stats(), profile(), save_profile(path), close()."""
 
     def __init__(self, model, optimizer, budget=None, host="auto", min_bytes=4 << 20, margin=None,
-                 h2d_gbps=None, d2h_gbps=None):
+                 h2d_gbps=None, d2h_gbps=None, activations=True, act_window=None):
         from . import torch as _mt
         if not _mt.enabled():
             raise Error("memlake.torch.tier() needs memlake.torch.enable() first: the tensors it moves must be "
@@ -137,6 +145,17 @@ class Tiering:
         self._user_step, self._user_state_dict = optimizer.step, optimizer.state_dict
         optimizer.step = types.MethodType(lambda opt, closure=None: self._step(closure), optimizer)
         optimizer.state_dict = types.MethodType(lambda opt: self._state_dict(), optimizer)
+        # Activations (memlake.act_tier): what autograd saves leaves between its last forward use
+        # and backward, when a budget asks for it.
+        self._act, self._stalls = None, []
+        if activations and self.budget and isinstance(model, _torch.nn.Module):
+            from .act_tier import ActivationTiering, ResidencyMover, storage_of
+            self._act_window = (_bytes(act_window, "act_window") if act_window is not None
+                                else max(256 << 20, self.budget // 32))
+            self._act = ActivationTiering(model, ResidencyMover(self.device, self.min_bytes), window=self._act_window,
+                                          exclude={storage_of(p)[0] for p in model.parameters()})
+            self._act.budget_fn = self._act_budget
+            self._act.stall_log = self._stalls
         alloc.reset_peak_stats(self.device)
 
     # ---- the parts of one parameter's optimizer states that can move
@@ -177,6 +196,16 @@ class Tiering:
             self._st["evictions"] += 1
             self._st["evicted_bytes"] += moved
 
+    def _act_budget(self, nonact, must_keep, candidates):
+        """Bytes of movable activations that may stay at the forward's end: what the budget leaves
+        after the rest of what the forward's end holds (nonact, measured: weights, resident
+        states, outputs, small tensors; must_keep: saved storages that cannot leave), the restore
+        window, and the least the optimizer states need (one parameter's restored ahead while
+        another's leaves). Activations are kept before states: a state's idle interval is the
+        whole iteration, an activation's only part of it (G10's order: longest idle first)."""
+        states = max((self._state_bytes(i) for i in range(len(self._params))), default=0)
+        return max(0, self.budget - self.margin - nonact - must_keep - self._act_window - 2 * states)
+
     # ---- one parameter's step, inside backward
     def _step_one(self, i):
         p, o, g = self._params[i], self._opts[i], self.optimizer.param_groups[self._group[i]]
@@ -191,7 +220,15 @@ class Tiering:
             o.state[p] = theirs
             self._out[i] = []
             self._where[i] = "gpu"
-        self._restore(i, planned=False)
+        if self._plan is None and self._out[i]:  # the profile: how long this restore held compute up
+            a = _torch.cuda.Event(enable_timing=True)
+            a.record()
+            self._restore(i, planned=False)
+            b = _torch.cuda.Event(enable_timing=True)
+            b.record()
+            self._stalls.append((a, b))
+        else:
+            self._restore(i, planned=False)
         o.step()
         p.grad = None
         self._stepped[i] = True
@@ -236,8 +273,12 @@ class Tiering:
             if not self._stepped[i] and p.grad is not None:
                 self._step_one(i)  # a gradient that came without the hook (set by hand)
                 self._st["steps_after_backward"] += 1
+        if self._act is not None:
+            self._act.finish()  # a profiled forward's activation plan is made here
         if self._plan is None and self._order:
             self._make_plan()
+            if self._act is not None:
+                self._act.stall_log = None
         self._order, self._events = [], []
         self._fwd_event = None
         self._stepped = [False] * len(self._params)
@@ -263,14 +304,37 @@ class Tiering:
                                   bytes=self._state_bytes(i), param_bytes=self._params[i].nbytes))
         for k in range(1, len(positions)):  # event times are monotonic on one stream; guard rounding
             positions[k]["t_ms"] = max(positions[k]["t_ms"], positions[k - 1]["t_ms"])
-        lead = self._fwd_event.elapsed_time(t0) if self._fwd_event is not None else 0.0
+        # The profile iteration's on-demand restores held compute up: their waits (events before
+        # and after each) come off the timeline, which is then what compute alone takes.
+        stalls = [(t0.elapsed_time(a), t0.elapsed_time(b)) for a, b in self._stalls]
+        self._stalls.clear()
+
+        def held(lo, hi):
+            return sum(max(0.0, min(e, hi) - max(s0, lo)) for s0, e in stalls)
+
+        for q in positions:
+            q["t_ms"] = max(0.0, q["t_ms"] - held(0.0, q["t_ms"]))
+        lead = 0.0
+        if self._fwd_event is not None:
+            raw = self._fwd_event.elapsed_time(t0)
+            lead = max(0.0, raw - held(-raw, 0.0))
+        stall_ms = held(float("-inf"), float("inf"))
         s = _default().stats(self.device)
         peak = s["reserved_bytes.all.peak"]  # physical pages: what the cap counts
         h2d, d2h = self._gbps
         h2d = h2d or 50.0
         d2h = d2h or 45.0
-        room = (self.budget - self.margin - peak) if self.budget else 1 << 62
+        need = peak
+        ap = self._act.last_plan() if self._act is not None else None
+        if ap is not None and ap["nonact_bytes"] is not None:  # the forward's end as the activation plan keeps it
+            need = max(need, ap["nonact_bytes"] + ap["must_keep_bytes"] + ap["kept_bytes"] + self._act_window)
+        room = (self.budget - self.margin - need) if self.budget else 1 << 62
         self._profile = dict(version=1, budget=self.budget, margin=self.margin, peak_all_tiered=peak,
+                             profile_stall_ms=stall_ms,
+                             activations=({k: v for k, v in ap.items() if k in ("evicted_bytes", "kept_bytes",
+                                                                                "must_keep_bytes", "nonact_bytes",
+                                                                                "groups", "boundaries")}
+                                          if ap is not None else None),
                              backward_ms=positions[-1]["t_ms"] if positions else 0.0, lead_ms=max(lead, 0.0),
                              room=room, h2d_gbps=h2d, d2h_gbps=d2h, positions=positions)
         try:
@@ -305,6 +369,8 @@ class Tiering:
         if self._plan:
             out.update(plan_window_bytes=self._plan["window_bytes"], plan_resident_bytes=self._plan["resident_bytes"],
                        plan_stall_ms=self._plan["stall_ms"])
+        if self._act is not None:
+            out.update(self._act.st, act_plans=self._act.plans())
         return out
 
     def profile(self):
@@ -333,6 +399,8 @@ class Tiering:
         for h in self._hooks:
             h.remove()
         self._hooks = []
+        if self._act is not None:
+            self._act.close()
         for i in range(len(self._params)):
             self._restore(i, planned=True)
         _res.settle(device=self.device)
@@ -343,5 +411,7 @@ def tier(model, optimizer, budget=None, host="auto", **kw):
     """Trains past GPU memory: see this module's docstring. budget: bytes or
     '24G' (also set as memlake's memory cap); host: pinned host memory to
     reserve for the host tier now ("auto": twice the trainable parameters'
-    bytes, AdamW's two states; None: grow on demand). Returns a Tiering handle."""
+    bytes, AdamW's two states; None: grow on demand). activations: also move
+    saved activations (with a budget; default True); act_window: bytes restored
+    ahead of backward (default max(256 MiB, budget/32)). Returns a Tiering handle."""
     return Tiering(model, optimizer, budget=budget, host=host, **kw)

@@ -60,6 +60,68 @@ def test_tiered_training_moves_states_and_keeps_the_losses():
     assert tiered["nstate"] == plain["nstate"] == 16  # the user's optimizer sees every state
 
 
+ACT = """
+import json, os
+os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"
+import torch, memlake, memlake.torch as mt
+TIER = {tier}
+if TIER:
+    mt.enable()
+torch.manual_seed(0)
+torch.use_deterministic_algorithms(True)
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = torch.nn.Linear(1024, 4096), torch.nn.Linear(4096, 1024)
+    def forward(self, h):
+        return h + self.b(torch.nn.functional.gelu(self.a(h)))
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = torch.nn.ModuleList(Block() for _ in range(12))
+    def forward(self, x):
+        first = None
+        for b in self.blocks:
+            x = b(x)
+            first = x if first is None else first
+        return (x + first).square().mean()   # a use of block 0's output that no operator saved
+model = Net().cuda()
+opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+t = mt.tier(model, opt, budget="{budget}", margin="16M", min_bytes=1 << 20, act_window="64M") if TIER else None
+g = torch.Generator(device="cuda").manual_seed(1)
+losses, peaks = [], []
+for step in range(5):
+    n = 2048 if step != 3 else 1536            # a new shape: profiled, then planned
+    x = torch.randn(n, 1024, device="cuda", generator=g)
+    loss = model(x)
+    loss.backward()
+    opt.step(); opt.zero_grad()
+    losses.append(loss.item())
+out = dict(losses=losses)
+if t:
+    out["stats"] = t.stats()
+    out["profile_activations"] = t.profile()["activations"]
+    out["peak"] = memlake.stats()["reserved_bytes.all.peak"]
+    t.close()
+print("OUT" + json.dumps(out))
+"""
+
+
+def test_activations_leave_between_forward_and_backward_and_the_losses_stay():
+    # 12 blocks: 384 MiB of fp32 weights, 768 MiB of AdamW states; each block saves 2 x 32 MiB + 8 MiB
+    # at 2048 rows (864 MiB in all). 1 GiB holds the weights and a part of the rest only.
+    plain = json.loads([x for x in run(ACT.format(tier=False, budget="0")).splitlines() if x.startswith("OUT")][-1][3:])
+    out = run(ACT.format(tier=True, budget="1G"))
+    tiered = json.loads([x for x in out.splitlines() if x.startswith("OUT")][-1][3:])
+    assert tiered["losses"] == plain["losses"], (tiered["losses"], plain["losses"])
+    s = tiered["stats"]
+    assert s["act_profiles"] == 2 and s["act_mismatches"] == 0, s       # two shapes, each profiled once
+    assert s["act_evictions"] > 0 and s["act_restores_planned"] > 0, s
+    assert s["act_late_uses"] >= 1, s     # the profile found block 0's output used at the end
+    assert tiered["profile_activations"]["evicted_bytes"] > 0, tiered
+    assert tiered["peak"] <= 1 << 30, tiered["peak"]
+
+
 def test_a_budget_below_the_working_set_is_a_clear_error():
     out = run("""
         import torch, memlake, memlake.torch as mt

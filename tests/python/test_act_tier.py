@@ -1,0 +1,172 @@
+"""Activation tiering's logic on the CPU (memlake.act_tier): what autograd saves leaves at the
+boundary after its last forward use and is back before backward reads it.
+
+The stand-in mover poisons a storage with NaN when it "evicts" it and puts the bytes back when
+it "restores" it: a storage read while away (in forward or backward) turns the loss or the
+gradients into NaN, so equality with the same training without tiering, bit for bit, is the
+check. The real mover (the residency engine) runs in tests/python/test_tiering_gpu.py."""
+import pytest
+
+torch = pytest.importorskip("torch", reason="PyTorch not installed")
+
+from memlake.act_tier import ActivationTiering, storage_of  # noqa: E402
+
+
+class PoisonMover:
+    def __init__(self, min_bytes=4096):
+        self.min_bytes, self.away, self.evictions, self.restores = min_bytes, {}, 0, 0
+
+    def eligible(self, t):
+        return t.dtype.is_floating_point and storage_of(t)[1] >= self.min_bytes
+
+    def evict(self, key, t):
+        assert key not in self.away and t is not None
+        s = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
+        base = torch.tensor([], dtype=t.dtype).set_(s) if not hasattr(t, "untyped_storage") else \
+            torch.tensor([], dtype=torch.uint8).set_(s).view(t.dtype)
+        self.away[key] = (base, base.clone())
+        base.fill_(float("nan"))
+        self.evictions += 1
+        return True
+
+    def restore(self, key, t):
+        base, saved = self.away.pop(key)
+        base.copy_(saved)
+        self.restores += 1
+
+    def settle(self):
+        pass
+
+    def allocated(self):
+        return None
+
+
+class Blocks(torch.nn.Module):
+    """A residual stack (transformer-like), with an optional skip from the first block's output
+    to the end that no operator saves (torch.cat saves nothing): a use the tiering must see."""
+
+    def __init__(self, n=6, width=64, skip=False, expose=False):
+        super().__init__()
+        self.expose = expose  # also return the first block's output (the caller reads it)
+        self.inp = torch.nn.Linear(width, width)
+        self.blocks = torch.nn.ModuleList(
+            torch.nn.Sequential(torch.nn.LayerNorm(width), torch.nn.Linear(width, 2 * width), torch.nn.GELU(),
+                                torch.nn.Linear(2 * width, width)) for _ in range(n))
+        self.skip = skip
+        self.out = torch.nn.Linear(2 * width if skip else width, 1)
+
+    def forward(self, x):
+        h = self.inp(x)
+        first = None
+        for b in self.blocks:
+            h = h + b(h)
+            first = h if first is None else first
+        if self.skip:
+            h = torch.cat([h, first], dim=-1)
+        loss = self.out(h).square().mean()
+        return (loss, first) if self.expose else loss
+
+
+def _train(tier, steps=4, shapes=None, skip=False, keep=None, window=1 << 30, expose=False):
+    torch.manual_seed(0)
+    model = Blocks(skip=skip, expose=expose)
+    opt = torch.optim.SGD(model.parameters(), lr=1e-2)
+    mover = PoisonMover()
+    act = None
+    if tier:
+        params = {storage_of(p)[0] for p in model.parameters()}
+        act = ActivationTiering(model, mover, window=window, exclude=params, keep_bytes=keep)
+    g = torch.Generator().manual_seed(1)
+    losses, grads = [], []
+    for i in range(steps):
+        n = shapes[i] if shapes else 32
+        x = torch.randn(n, 64, generator=g)
+        loss = model(x)
+        if expose:  # the caller reads a tensor of the forward after it, outside the model
+            loss, first = loss
+            loss = loss + first.square().mean()
+        loss.backward()
+        grads.append(torch.cat([p.grad.flatten() for p in model.parameters()]))
+        if act:
+            act.finish()
+        opt.step()
+        opt.zero_grad()
+        losses.append(loss.item())
+    return losses, grads, act, mover
+
+
+def _same(a, b):
+    assert a[0] == b[0], (a[0], b[0])
+    for ga, gb in zip(a[1], b[1]):
+        assert torch.equal(ga, gb)
+
+
+def test_saved_activations_leave_and_come_back_unchanged():
+    plain = _train(False)
+    tiered = _train(True)
+    _same(tiered, plain)
+    st, mover = tiered[2].st, tiered[3]
+    assert st["act_profiles"] == 1 and st["act_iterations"] == 4 and st["act_mismatches"] == 0, st
+    assert st["act_evictions"] > 0 and mover.evictions == st["act_evictions"]
+    assert mover.restores == mover.evictions and not mover.away  # everything came back
+    plan = tiered[2].last_plan()
+    assert plan["evicted_bytes"] > 0 and plan["kept_bytes"] == 0
+    # Planned iterations restore ahead of backward, not on demand.
+    assert st["act_restores_planned"] > 0
+
+
+def test_a_use_no_operator_saves_is_seen_and_kept():
+    # The first block's output is read again at the end by torch.cat, which saves nothing: the
+    # profile iteration brings it back when cat reads it; later iterations keep it.
+    plain = _train(False, skip=True)
+    tiered = _train(True, skip=True)
+    _same(tiered, plain)
+    st = tiered[2].st
+    assert st["act_late_uses"] >= 1, st
+    assert st["act_evictions"] > 0
+
+
+def test_a_use_after_the_forward_outside_the_model_is_kept():
+    plain = _train(False, expose=True)
+    tiered = _train(True, expose=True)
+    _same(tiered, plain)
+    assert tiered[2].st["act_late_uses"] == 0  # seen in the profile: never evicted, never late
+
+
+def test_a_new_input_shape_is_profiled_then_planned():
+    shapes = [32, 48, 32, 48, 48]
+    plain = _train(False, steps=5, shapes=shapes)
+    tiered = _train(True, steps=5, shapes=shapes)
+    _same(tiered, plain)
+    st = tiered[2].st
+    assert st["act_profiles"] == 2 and st["act_mismatches"] == 0, st
+    assert len(tiered[2].plans()) == 2
+
+
+def test_keep_bytes_keeps_the_latest_used():
+    plain = _train(False)
+    some = _train(True, keep=40 << 10)
+    _same(some, plain)
+    plan = some[2].last_plan()
+    assert 0 < plan["kept_bytes"] <= 40 << 10 and plan["evicted_bytes"] > 0
+    every = _train(True)
+    assert every[2].last_plan()["evicted_bytes"] > plan["evicted_bytes"]
+
+
+def test_a_small_window_restores_on_demand_and_stays_correct():
+    plain = _train(False)
+    tiered = _train(True, window=0)
+    _same(tiered, plain)
+    assert tiered[2].st["act_restores_on_demand"] > 0
+
+
+def test_no_grad_forward_is_left_alone():
+    torch.manual_seed(0)
+    model = Blocks()
+    mover = PoisonMover()
+    act = ActivationTiering(model, mover)
+    with torch.no_grad():
+        model(torch.randn(8, 64))
+    act.finish()
+    assert act.st["act_iterations"] == 0 and mover.evictions == 0
+    act.close()
