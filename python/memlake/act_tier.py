@@ -316,6 +316,9 @@ class ActivationTiering:
                 first = q[self._queue_pos]
                 self._queue_pos += 1
                 h = self._order[first] if first < len(self._order) else None
+                if h is not None and h.away and not h.alive():
+                    h.away = False  # freed while away (a branch backward never reads): memlake dropped it
+                    continue
                 if h is not None and h.away and h.bwd_rank is None:
                     self._restore(h, planned=True)
                     h.ahead = True

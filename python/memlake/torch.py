@@ -9,10 +9,13 @@ enable(**options)
     what brings the reserved memory down to what is live. It must run before
     the first CUDA allocation. torch.cuda.memory_stats() and friends are
     then unavailable (PyTorch's limitation); use memlake.stats() and
-    memlake.summary(). An out-of-memory surfaces from PyTorch as a
-    RuntimeError("memlake: CUDA out of memory. ..."); wrap code in
-    memlake.torch.oom_errors() to get memlake.torch.OutOfMemoryError, a
-    subclass of torch.OutOfMemoryError. CUDA graphs (torch.cuda.graph,
+    memlake.summary(). An out-of-memory raises torch.OutOfMemoryError
+    ("memlake: CUDA out of memory. ..." with memlake's summary): enable()
+    compiles a small wrapper against the installed PyTorch on first use
+    (memlake._torch_oom, cached; MEMLAKE_TORCH_OOM=0 skips it). Where it
+    cannot be built the error is a RuntimeError with the same message, and
+    memlake.torch.oom_errors() turns it into memlake.torch.OutOfMemoryError,
+    a subclass of torch.OutOfMemoryError. CUDA graphs (torch.cuda.graph,
     torch.compile(mode="reduce-overhead")) work: enable() wraps
     torch.cuda.CUDAGraph so that memlake learns of each capture and its
     pool (memlake_capture_begin/end) and of the graph's end
@@ -58,6 +61,23 @@ def _pluggable(malloc_name):
     return _torch.cuda.memory.CUDAPluggableAllocator(_native.path, malloc_name, "memlake_torch_free")
 
 
+def _oom_allocator():
+    """memlake's functions wrapped so that out-of-memory is torch.OutOfMemoryError (memlake._torch_oom);
+    None, said once, where the wrapper cannot be built."""
+    import os
+    if os.environ.get("MEMLAKE_TORCH_OOM", "1") == "0":
+        return None
+    from . import _torch_oom
+    try:
+        lib = _torch_oom.build()
+    except Exception as e:  # no compiler, no ninja, no headers: the RuntimeError path still works
+        import warnings
+        warnings.warn("memlake: out of memory will surface as RuntimeError (memlake.torch.oom_errors() converts "
+                      f"it): the torch.OutOfMemoryError wrapper could not be built: {str(e)[:300]}", stacklevel=3)
+        return None
+    return _torch.cuda.memory.CUDAPluggableAllocator(lib, _torch_oom.MALLOC, _torch_oom.FREE)
+
+
 def _configure_default(options):
     """Applies options to the default allocator, which must not exist yet if options are given."""
     opts = dict(options)
@@ -89,7 +109,7 @@ def enable(**options):
                     f"(PyTorch already reserved {_torch.cuda.memory_reserved()} bytes); call it at the top of "
                     "the program, or use memlake.torch.pool() for part of it")
     _configure_default(options)
-    alloc = _pluggable("memlake_torch_malloc")
+    alloc = _oom_allocator() or _pluggable("memlake_torch_malloc")
     try:
         _torch.cuda.memory.change_current_allocator(alloc)
     except RuntimeError as e:

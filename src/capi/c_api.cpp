@@ -987,7 +987,8 @@ void* memlake_torch_malloc(ssize_t size, int device, void* stream) {
         "announces captures), memlake.torch.pool(), or no memlake");
   if (!p && size > 0) {
     std::string why = t_last_error;
-    if (a && st != MEMLAKE_OK && st != MEMLAKE_ERROR_OUT_OF_MEMORY)  // a failure, not a full device: not retryable as OOM
+    // A failure, not a full device (no allocator at all: no driver, bad options): not retryable as OOM.
+    if (!a || (st != MEMLAKE_OK && st != MEMLAKE_ERROR_OUT_OF_MEMORY))
       throw std::runtime_error("memlake: allocation of " + std::to_string(size) + " bytes failed: " + why);
     const char* prefix = "out of memory: ";
     if (why.rfind(prefix, 0) == 0) why = why.substr(std::strlen(prefix));

@@ -54,16 +54,33 @@ def test_enable_out_of_memory_is_catchable_and_recoverable():
             assert isinstance(e, mt.OutOfMemoryError)
             assert "2.00 GiB" in str(e) and "cap 1.00 GiB" in str(e), str(e)
             print("oom ok:", str(e)[:200])
-        # What PyTorch raises without the wrapper:
+        # What PyTorch raises without oom_errors(): its own OutOfMemoryError (memlake._torch_oom)
         try:
             torch.empty(2 << 30, device="cuda", dtype=torch.uint8)
         except Exception as e:
-            print("raw:", type(e).__name__, mt.is_oom(e))
+            print("raw:", type(e).__name__, isinstance(e, torch.OutOfMemoryError), mt.is_oom(e))
+            assert "2.00 GiB" in str(e), str(e)
         z = torch.zeros(100 << 20, device="cuda", dtype=torch.uint8)
         assert bool(keep.eq(1).all()) and bool(z.eq(0).all())
         assert memlake.stats()["num_ooms"] == 2
     """)
-    assert "oom ok:" in out and "raw: RuntimeError True" in out
+    assert "oom ok:" in out and "raw: OutOfMemoryError True True" in out, out
+
+
+def test_without_the_wrapper_out_of_memory_is_a_runtime_error():
+    os.environ["MEMLAKE_TORCH_OOM"] = "0"
+    try:
+        out = run("""
+            import torch, memlake, memlake.torch as mt
+            mt.enable(memory_cap="1G")
+            try:
+                torch.empty(2 << 30, device="cuda", dtype=torch.uint8)
+            except Exception as e:
+                print("raw:", type(e).__name__, mt.is_oom(e))
+        """)
+    finally:
+        del os.environ["MEMLAKE_TORCH_OOM"]
+    assert "raw: RuntimeError True" in out
 
 
 def test_enable_too_late_is_a_clear_error():
