@@ -6,6 +6,9 @@ its own process, so each has its own allocator).
 
     python3 bench/tier_finetune.py --out docs/tier_finetune.json
     python3 bench/tier_finetune.py --configs ideal,tier24 --steps 8
+    python3 bench/tier_finetune.py --configs ideal,ckpt,tier16_ckpt_disk --host-limit 6G   # disk tier
+    python3 bench/tier_finetune.py --model neox2.7b --configs ideal,ckpt,tier24_ckpt,tier32
+    python3 bench/tier_finetune.py --model resnet152 --batch 256 --configs ideal,tier24,tier16
 
 Per configuration: median step time of steps 4.. (the first iterations warm
 up; tier()'s first is its profile), tokens/s, ratio to the ideal, peak GPU
@@ -17,6 +20,7 @@ says so. Random weights (seeded), random tokens (seeded).
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -86,49 +90,168 @@ class CpuAdam:
         pass  # the host gradients are overwritten by the next backward's copies
 
 
+def config(name):
+    """A configuration by name: CONFIGS, or the pattern tier<GiB>[_ckpt][_disk] (memlake, tier() with
+    that budget), ckpt_cap<GiB> (native, checkpointing, capped)."""
+    if name in CONFIGS:
+        return CONFIGS[name]
+    m = re.fullmatch(r"tier(\d+)(_ckpt)?(_disk)?", name)
+    if m:
+        return ("memlake", bool(m.group(2)), int(m.group(1)), f"{m.group(1)}G", "disk" if m.group(3) else None)
+    m = re.fullmatch(r"ckpt_cap(\d+)", name)
+    if m:
+        return ("native", True, int(m.group(1)), None, None)
+    return None
+
+
+def _resnet152(torch):
+    """ResNet-152 (He et al.; torchvision's layout: bottleneck blocks [3, 8, 36, 3]), torchvision's own
+    where it is installed."""
+    try:
+        import torchvision
+        return torchvision.models.resnet152(num_classes=1000)
+    except ImportError:
+        pass
+    nn = torch.nn
+
+    class Bottleneck(nn.Module):
+        def __init__(self, cin, planes, stride):
+            super().__init__()
+            out = planes * 4
+            self.conv1, self.bn1 = nn.Conv2d(cin, planes, 1, bias=False), nn.BatchNorm2d(planes)
+            self.conv2, self.bn2 = nn.Conv2d(planes, planes, 3, stride, 1, bias=False), nn.BatchNorm2d(planes)
+            self.conv3, self.bn3 = nn.Conv2d(planes, out, 1, bias=False), nn.BatchNorm2d(out)
+            self.relu = nn.ReLU(inplace=True)
+            self.downsample = None if stride == 1 and cin == out else nn.Sequential(
+                nn.Conv2d(cin, out, 1, stride, bias=False), nn.BatchNorm2d(out))
+
+        def forward(self, x):
+            y = self.relu(self.bn1(self.conv1(x)))
+            y = self.relu(self.bn2(self.conv2(y)))
+            y = self.bn3(self.conv3(y))
+            return self.relu(y + (x if self.downsample is None else self.downsample(x)))
+
+    layers, cin = [nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(inplace=True),
+                   nn.MaxPool2d(3, 2, 1)], 64
+    for planes, n, stride in ((64, 3, 1), (128, 8, 2), (256, 36, 2), (512, 3, 2)):
+        blocks = []
+        for k in range(n):
+            blocks.append(Bottleneck(cin, planes, stride if k == 0 else 1))
+            cin = planes * 4
+        layers.append(nn.Sequential(*blocks))
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(cin, 1000)]
+    return nn.Sequential(*layers)
+
+
+def build(a, ckpt, torch):
+    """(model, batch(step, gen) -> loss) for --model."""
+    if a.model == "resnet152":
+        model = _resnet152(torch).cuda().to(memory_format=torch.channels_last)
+        if ckpt:  # each bottleneck block recomputed in backward
+            from torch.utils.checkpoint import checkpoint
+            for m in model.modules():
+                if type(m).__name__ == "Bottleneck":
+                    m.forward = (lambda f: lambda x: checkpoint(f, x, use_reentrant=False))(m.forward)
+
+        def loss(step, gen):
+            x = torch.randn(a.batch, 3, a.image, a.image, device="cuda", generator=gen)
+            y = torch.randint(0, 1000, (a.batch,), device="cuda", generator=gen)
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                return torch.nn.functional.cross_entropy(model(x.to(memory_format=torch.channels_last)), y)
+        return model, loss, a.batch
+    import transformers
+    if a.model == "neox2.7b":  # a Pythia-2.8B-shaped GPT-NeoX
+        cfg = transformers.GPTNeoXConfig(hidden_size=2560, num_hidden_layers=32, num_attention_heads=32,
+                                         intermediate_size=10240, vocab_size=50432, max_position_embeddings=2048,
+                                         rotary_pct=0.25, use_parallel_residual=True, tie_word_embeddings=False)
+    else:
+        cfg = transformers.LlamaConfig(hidden_size=a.hidden, num_hidden_layers=a.layers, intermediate_size=a.ffn,
+                                       num_attention_heads=24, num_key_value_heads=8, vocab_size=32000,
+                                       max_position_embeddings=2048, tie_word_embeddings=False)
+    with torch.device("cuda"):
+        model = transformers.AutoModelForCausalLM.from_config(cfg, torch_dtype=torch.bfloat16,
+                                                              attn_implementation=a.attn)
+    if ckpt:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        model.config.use_cache = False
+
+    def loss(step, gen):
+        ids = torch.randint(0, cfg.vocab_size, (a.batch, a.seq), device="cuda", generator=gen)
+        return model(input_ids=ids, labels=ids).loss
+    return model, loss, a.batch * a.seq
+
+
+def raw_disk(directory, nbytes, chunk=64 << 20):
+    """Raw O_DIRECT throughput of the disk under `directory`, bytes/s written and read (the
+    baseline the disk tier's throughput is set against), or None where O_DIRECT is refused."""
+    import mmap
+    path = os.path.join(directory, f".memlake_raw_disk_{os.getpid()}")
+    buf = mmap.mmap(-1, chunk)
+    buf.write(os.urandom(1 << 20) * (chunk >> 20))
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC | getattr(os, "O_DIRECT", 0), 0o600)
+    except OSError:
+        return None
+    try:
+        t0 = time.perf_counter()
+        for _ in range(nbytes // chunk):
+            os.write(fd, buf)
+        os.fsync(fd)
+        w = time.perf_counter() - t0
+        os.lseek(fd, 0, os.SEEK_SET)
+        t0 = time.perf_counter()
+        for _ in range(nbytes // chunk):
+            os.readv(fd, [buf])
+        r = time.perf_counter() - t0
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+        os.unlink(path)
+    n = (nbytes // chunk) * chunk
+    return dict(write_Bps=n / w, read_Bps=n / r, bytes=n)
+
+
 def run_one(name, a):
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     import torch
     # Every configuration alike: deterministic kernels where PyTorch has them
     # (warn only where it has none), so the losses can be compared.
     torch.use_deterministic_algorithms(True, warn_only=True)
-    import transformers
-    allocator, ckpt, cap, budget, method = CONFIGS[name]
+    allocator, ckpt, cap, budget, method = config(name)
+    out = dict(config=name, model=a.model, allocator=allocator, checkpointing=ckpt, cap_gib=cap, method=method,
+               steps=a.steps)
     if allocator == "memlake":
         import memlake.torch as mt
-        mt.enable()
+        if method == "disk":
+            os.makedirs(a.disk_dir, exist_ok=True)
+            out["raw_disk"] = raw_disk(a.disk_dir, a.disk_probe_gib << 30)
+            mt.enable(disk_tier=a.disk_dir)
+        else:
+            mt.enable()
     torch.manual_seed(a.seed)
     if cap and allocator == "native":
         total = torch.cuda.get_device_properties(0).total_memory
         torch.cuda.set_per_process_memory_fraction(cap * GIB / total)
-    cfg = transformers.LlamaConfig(hidden_size=a.hidden, num_hidden_layers=a.layers, intermediate_size=a.ffn,
-                                   num_attention_heads=24, num_key_value_heads=8, vocab_size=32000,
-                                   max_position_embeddings=2048, tie_word_embeddings=False)
-    out = dict(config=name, allocator=allocator, checkpointing=ckpt, cap_gib=cap, method=method, steps=a.steps)
     t_start = time.time()
     try:
-        with torch.device("cuda"):
-            model = transformers.AutoModelForCausalLM.from_config(cfg, torch_dtype=torch.bfloat16,
-                                                                  attn_implementation=a.attn)
+        model, step_loss, items = build(a, ckpt, torch)
         out["params"] = sum(p.numel() for p in model.parameters())
-        if ckpt:
-            model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
-            model.config.use_cache = False
         opt = CpuAdam(model, lr=1e-5) if method == "cpu_adam" else torch.optim.AdamW(model.parameters(), lr=1e-5)
         import contextlib
         saved = (lambda: torch.autograd.graph.save_on_cpu(pin_memory=True)) if method == "save_on_cpu" \
             else contextlib.nullcontext
         t = None
         if budget:
-            t = mt.tier(model, opt, budget=budget)
+            kw = dict(host_limit=a.host_limit) if method == "disk" else {}
+            t = mt.tier(model, opt, budget=budget, **kw)
         gen = torch.Generator(device="cuda").manual_seed(a.seed)
         times, losses = [], []
         for step in range(a.steps):
-            ids = torch.randint(0, cfg.vocab_size, (a.batch, a.seq), device="cuda", generator=gen)
             torch.cuda.synchronize()
             t0 = time.perf_counter()
             with saved():
-                loss = model(input_ids=ids, labels=ids).loss
+                loss = step_loss(step, gen)
             loss.backward()
             opt.step()
             opt.zero_grad(set_to_none=True)
@@ -136,7 +259,7 @@ def run_one(name, a):
             times.append(time.perf_counter() - t0)
             losses.append(loss.item())
         med = statistics.median(times[3:]) if len(times) > 3 else statistics.median(times)
-        out.update(step_s=med, tokens_per_s=a.batch * a.seq / med, step_times=times, losses=losses[:5], ok=True)
+        out.update(step_s=med, tokens_per_s=items / med, step_times=times, losses=losses[:5], ok=True)
         if allocator == "native":
             out["peak_reserved"] = torch.cuda.max_memory_reserved()
         else:
@@ -146,9 +269,15 @@ def run_one(name, a):
             out["tier"] = t.stats()
             prof = t.profile()
             if prof and a.profile_dir:
-                t.save_profile(os.path.join(a.profile_dir, f"tier_profile_{name}.txt"))
+                t.save_profile(os.path.join(a.profile_dir, f"tier_profile_{a.model}_{name}.txt"))
             out["plan"] = prof.get("plan") if prof else None
             out["peak_all_tiered"] = prof.get("peak_all_tiered") if prof else None
+            out["profile_activations"] = prof.get("activations") if prof else None
+            st = out["tier"]
+            if st.get("demoted_bytes"):
+                out["disk_write_Bps"] = st["demoted_bytes"] / max(st["disk_write_s"], 1e-9)
+            if st.get("disk_restored_bytes"):
+                out["disk_read_Bps"] = st["disk_restored_bytes"] / max(st["disk_read_s"], 1e-9)
     except Exception as e:  # an out-of-memory (or a plan that does not fit) is a result
         out.update(ok=False, error=f"{type(e).__name__}: {str(e)[:600]}")
     out["wall_s"] = time.time() - t_start
@@ -165,6 +294,14 @@ def main():
     ap.add_argument("--layers", type=int, default=28)
     ap.add_argument("--ffn", type=int, default=8192)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--model", default="llama3b", choices=["llama3b", "neox2.7b", "resnet152"],
+                    help="llama3b: anchors.md's 3.02 B llama; neox2.7b: a Pythia-2.8B-shaped GPT-NeoX; resnet152: "
+                         "images of --image pixels, bf16 autocast (--batch images)")
+    ap.add_argument("--image", type=int, default=224)
+    ap.add_argument("--disk-dir", default=os.environ.get("TMPDIR", "/tmp") + "/memlake_disk_tier",
+                    help="*_disk configurations: the disk tier's directory (local disk)")
+    ap.add_argument("--host-limit", default="6G", help="*_disk: host-tier bytes the optimizer states may hold")
+    ap.add_argument("--disk-probe-gib", type=int, default=4, help="*_disk: GiB written and read raw (O_DIRECT)")
     ap.add_argument("--attn", default="sdpa", help="attention implementation (eager: deterministic backward, "
                                                       "so the loss comparison is exact; slower)")
     ap.add_argument("--out", default="")
@@ -175,8 +312,8 @@ def main():
         return run_one(a.run, a)
     results = []
     for name in a.configs.split(","):
-        if name not in CONFIGS:
-            sys.exit(f"unknown config {name!r}; known: {', '.join(CONFIGS)}")
+        if config(name) is None:
+            sys.exit(f"unknown config {name!r}; known: {', '.join(CONFIGS)}, tier<GiB>[_ckpt][_disk], ckpt_cap<GiB>")
         cmd = [sys.executable, __file__, "--run", name] + [f"--{k.replace('_', '-')}={v}" for k, v in vars(a).items()
                                                             if k not in ("run", "configs", "out")]
         p = subprocess.run(cmd, capture_output=True, text=True)
@@ -196,6 +333,27 @@ def main():
                   f"{r['peak_reserved'] / GIB:>8.2f}  {[round(v, 4) for v in r['losses']]}{same}")
         else:
             print(f"{r['config']:<14} {'-':>7} {'-':>8} {'-':>7} {'-':>8}  {r.get('error', '')[:160]}")
+    if a.model == "resnet152":
+        print("(tok/s: images/s)")
+    for r in results:  # what tier() moved, per tier
+        st = r.get("tier")
+        if not st:
+            continue
+        line = (f"{r['config']}: states evicted {st['evicted_bytes'] / GIB:.1f} GiB in {st['iteration']} iterations, "
+                f"restores planned/on demand {st['restores_planned']}/{st['restores_on_demand']}")
+        if "act_evicted_bytes" in st:
+            line += (f"; activations evicted {st['act_evicted_bytes'] / GIB:.1f} GiB, restores planned/on demand/"
+                     f"late {st['act_restores_planned']}/{st['act_restores_on_demand']}/{st['act_late_uses']}, "
+                     f"profiles {st['act_profiles']}")
+        print(line)
+        raw = r.get("raw_disk")
+        if raw or st.get("demoted_bytes"):
+            gb = 1e9
+            print(f"  disk tier: {st.get('demoted_bytes', 0) / GIB:.1f} GiB written at "
+                  f"{r.get('disk_write_Bps', 0) / gb:.2f} GB/s, {st.get('disk_restored_bytes', 0) / GIB:.1f} GiB read "
+                  f"at {r.get('disk_read_Bps', 0) / gb:.2f} GB/s; raw O_DIRECT in the same run: "
+                  + (f"write {raw['write_Bps'] / gb:.2f} GB/s, read {raw['read_Bps'] / gb:.2f} GB/s" if raw
+                     else "not measured (O_DIRECT refused)"))
     if a.out:
         with open(a.out, "w") as f:
             json.dump(results, f, indent=1)

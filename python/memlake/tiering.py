@@ -45,6 +45,7 @@ were consumed in backward), or run the step on another stream than the one
 the states were created on.
 """
 import json
+import time as _time
 import types
 
 import torch as _torch
@@ -81,7 +82,7 @@ class Tiering:
     """The handle tier() returns: stats(), profile(), save_profile(path), close()."""
 
     def __init__(self, model, optimizer, budget=None, host="auto", min_bytes=4 << 20, margin=None,
-                 h2d_gbps=None, d2h_gbps=None, activations=True, act_window=None):
+                 h2d_gbps=None, d2h_gbps=None, activations=True, act_window=None, host_limit=None):
         from . import torch as _mt
         if not _mt.enabled():
             raise Error("memlake.torch.tier() needs memlake.torch.enable() first: the tensors it moves must be "
@@ -106,6 +107,9 @@ class Tiering:
         if host:
             _res.host_tier(_bytes(host, "host"), device=self.device)
         self.margin = _bytes(margin, "margin") if margin is not None else max(512 << 20, (self.budget or 0) // 32)
+        # The disk tier (enable(disk_tier=DIR)): optimizer states past host_limit bytes of the host tier
+        # are demoted to disk at each iteration's end and read back when restored.
+        self.host_limit = _bytes(host_limit, "host_limit")
         self._gbps = (h2d_gbps, d2h_gbps)
         names = {p: n for n, p in model.named_parameters()}
         # One optimizer per parameter, of the user's class and with its group's hyperparameters.
@@ -126,6 +130,7 @@ class Tiering:
                 self._names.append(names.get(p, f"param{len(self._names)}"))
         n = len(self._params)
         self._where = ["gpu"] * n     # gpu | host | coming: where each parameter's tiered states are
+        self._on_disk = [False] * n   # its evicted states were demoted to the disk tier
         self._out = [[] for _ in range(n)]  # the state tensors evicted (and not yet restored) of each
         self._tiered = [True] * n     # the profile iteration tiers everything it can
         self._issue_at = {}           # position -> [parameter indices to restore there]
@@ -136,7 +141,8 @@ class Tiering:
         self._plan = None
         self._profile = None
         self._st = dict(steps_in_backward=0, steps_after_backward=0, restores_planned=0, restores_on_demand=0,
-                        evictions=0, evicted_bytes=0, restored_bytes=0)
+                        evictions=0, evicted_bytes=0, restored_bytes=0, demoted_bytes=0, disk_write_s=0.0,
+                        disk_restored_bytes=0, disk_read_s=0.0)
         self._hooks = [p.register_post_accumulate_grad_hook(self._on_grad) for p in self._params]
         if isinstance(model, _torch.nn.Module):
             self._hooks.append(model.register_forward_pre_hook(self._on_forward))
@@ -170,6 +176,7 @@ class Tiering:
         out = self._out[i]
         if not out:
             return
+        t0 = _time.perf_counter() if self._on_disk[i] else None
         while out:  # what came back is off the list at once: a failure leaves the rest to retry
             v = out[0]
             try:
@@ -179,6 +186,11 @@ class Tiering:
                                        f"({v.nbytes} bytes) does not fit the budget: {e}") from None
             out.pop(0)
             self._st["restored_bytes"] += v.nbytes
+            if t0 is not None:
+                self._st["disk_restored_bytes"] += v.nbytes
+        if t0 is not None:  # the read from disk is synchronous (into the pinned tier, then the copy is queued)
+            self._st["disk_read_s"] += _time.perf_counter() - t0
+            self._on_disk[i] = False
         self._where[i] = "coming"
         self._st["restores_planned" if planned else "restores_on_demand"] += 1
 
@@ -279,6 +291,8 @@ class Tiering:
             self._make_plan()
             if self._act is not None:
                 self._act.stall_log = None
+        if self.host_limit is not None:
+            self._demote_past_limit()
         self._order, self._events = [], []
         self._fwd_event = None
         self._stepped = [False] * len(self._params)
@@ -287,6 +301,36 @@ class Tiering:
         # The first positions' restores for the next iteration: issued now.
         for j in self._issue_at.get(-1, ()):
             self._restore(j, planned=True)
+
+    def _demote_past_limit(self):
+        """States beyond host_limit bytes of the host tier go to the disk tier, those restored latest in
+        the next iteration first (the most time for their reads). Blocking: each waits for its copy
+        out, then writes (O_DIRECT where the file system allows it)."""
+        used = _res.residency_stats(device=self.device)["host_used"]
+        if used <= self.host_limit:
+            return
+        at = {}
+        for pos, js in self._issue_at.items():
+            for j in js:
+                at[j] = pos
+        order = sorted((i for i in range(len(self._params)) if self._out[i] and not self._on_disk[i]),
+                       key=lambda i: -at.get(i, len(self._params)))
+        t0 = _time.perf_counter()
+        for i in order:
+            if used <= self.host_limit:
+                break
+            for v in self._out[i]:
+                try:  # an error (disk full, I/O): the bytes stay in the host tier
+                    _res.demote(v, device=self.device)
+                except InvalidArgumentError as e:
+                    if "no disk tier" in str(e):
+                        raise InvalidArgumentError("tier(host_limit=...): no disk tier; call memlake.torch.enable("
+                                                   "disk_tier=DIR) with a directory on local disk") from None
+                    raise
+                used -= v.nbytes
+                self._st["demoted_bytes"] += v.nbytes
+            self._on_disk[i] = True
+        self._st["disk_write_s"] += _time.perf_counter() - t0
 
     def _state_dict(self):
         # Every state back on the GPU first: a state_dict (torch.save) reads them.
@@ -413,5 +457,7 @@ def tier(model, optimizer, budget=None, host="auto", **kw):
     reserve for the host tier now ("auto": twice the trainable parameters'
     bytes, AdamW's two states; None: grow on demand). activations: also move
     saved activations (with a budget; default True); act_window: bytes restored
-    ahead of backward (default max(256 MiB, budget/32)). Returns a Tiering handle."""
+    ahead of backward (default max(256 MiB, budget/32)); host_limit: bytes of
+    the host tier optimizer states may hold, the rest go to the disk tier at
+    each iteration's end (needs enable(disk_tier=DIR)). Returns a Tiering handle."""
     return Tiering(model, optimizer, budget=budget, host=host, **kw)

@@ -67,9 +67,36 @@ class Blocks(torch.nn.Module):
         return (loss, first) if self.expose else loss
 
 
-def _train(tier, steps=4, shapes=None, skip=False, keep=None, window=1 << 30, expose=False):
+class Cnn(torch.nn.Module):
+    """Bottleneck-style blocks as in ResNet: batch norm (buffers written in place), in-place ReLU on
+    a tensor another operator saved, strided downsampling on the residual path."""
+
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, 1, 1, bias=False), nn.BatchNorm2d(16), nn.ReLU(inplace=True))
+        blocks, cin = [], 16
+        for cout, stride in ((16, 1), (32, 2), (32, 1), (64, 2)):
+            blocks.append(nn.ModuleDict(dict(
+                body=nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout),
+                                   nn.ReLU(inplace=True), nn.Conv2d(cout, cout, 3, 1, 1, bias=False),
+                                   nn.BatchNorm2d(cout)),
+                down=nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+                if stride != 1 or cin != cout else nn.Identity())))
+            cin = cout
+        self.blocks = nn.ModuleList(blocks)
+        self.head = nn.Linear(cin, 10)
+
+    def forward(self, x):
+        x = self.stem(x)
+        for b in self.blocks:
+            x = torch.relu_(b["body"](x) + b["down"](x))
+        return self.head(x.mean((2, 3))).square().mean()
+
+
+def _train(tier, steps=4, shapes=None, skip=False, keep=None, window=1 << 30, expose=False, cnn=False):
     torch.manual_seed(0)
-    model = Blocks(skip=skip, expose=expose)
+    model = Cnn() if cnn else Blocks(skip=skip, expose=expose)
     opt = torch.optim.SGD(model.parameters(), lr=1e-2)
     mover = PoisonMover()
     act = None
@@ -80,7 +107,7 @@ def _train(tier, steps=4, shapes=None, skip=False, keep=None, window=1 << 30, ex
     losses, grads = [], []
     for i in range(steps):
         n = shapes[i] if shapes else 32
-        x = torch.randn(n, 64, generator=g)
+        x = torch.randn(n, 3, 24, 24, generator=g) if cnn else torch.randn(n, 64, generator=g)
         loss = model(x)
         if expose:  # the caller reads a tensor of the forward after it, outside the model
             loss, first = loss
@@ -131,6 +158,14 @@ def test_a_use_after_the_forward_outside_the_model_is_kept():
     tiered = _train(True, expose=True)
     _same(tiered, plain)
     assert tiered[2].st["act_late_uses"] == 0  # seen in the profile: never evicted, never late
+
+
+def test_a_cnn_with_batch_norm_and_in_place_relu():
+    plain = _train(False, cnn=True, shapes=[8, 8, 8, 8])
+    tiered = _train(True, cnn=True, shapes=[8, 8, 8, 8])
+    _same(tiered, plain)
+    st = tiered[2].st
+    assert st["act_evictions"] > 0 and st["act_mismatches"] == 0, st
 
 
 def test_a_new_input_shape_is_profiled_then_planned():
