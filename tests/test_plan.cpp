@@ -357,6 +357,11 @@ TEST(PlanProfileText, EveryMalformedLineIsAnErrorWithFileAndLine) {
       {"memlake-profile 1\nwarp 9\n", "t.txt:2: unknown line 'warp'"},
       {"memlake-profile 1\nmachine gpu_mem\n", "t.txt:2: expected 'machine KEY=VALUE'"},
       {"memlake-profile 1\n# only a comment\n", "t.txt:2: no kernels"},
+      {"memlake-profile 1\ntensor a 5 persistent\nkernel k 0.1 0\nmove evict 1 0\n", "t.txt:4: move: '1' is not a tensor"},
+      {"memlake-profile 1\ntensor a 5 persistent\nkernel k 0.1 0\nmove evict 0 1\n", "t.txt:4: move: '1' is not a kernel"},
+      {"memlake-profile 1\ntensor a 5 persistent\nkernel k 0.1 0\nmove fly 0 0\n", "t.txt:4: expected 'move evict|prefetch"},
+      {"memlake-profile 1\ntensor a 5 persistent\nkernel k 0.1 0\nmove evict 0 0 tape\n", "t.txt:4: move: tier 'tape'"},
+      {"memlake-profile 1\ntensor a 5 persistent\nkernel k 0.1 0\nmove evict -1 0\n", "t.txt:4: move: '-1' is not a tensor"},
       {"", "t.txt:0: empty"},
   };
   for (const auto& [text, want] : bad) {
@@ -372,6 +377,41 @@ TEST(PlanProfileText, EveryMalformedLineIsAnErrorWithFileAndLine) {
   Machine m = Machine::h200();
   for (const char* kv : {"gpu_bytes=-1", "gpu_bytes=1e9", "gpu_bytes=99999999999999999999999", "pcie_out=0"})
     EXPECT_THROW(machine_set(m, kv), Error) << kv;
+}
+
+TEST(PlanProfileText, MoveLinesAreTheRecordedPlanAndSimulateAsGiven) {
+  // Two steps' states and a GPU with room for one of them: the recorded plan sends b out
+  // before the forward and a out before b's step, each coming back in time for its own.
+  const char* text =
+      "memlake-profile 1\n"
+      "machine gpu_bytes=3145728\n"
+      "tensor a 2097152 persistent\n"
+      "tensor b 2097152 persistent\n"
+      "kernel fwd 0.010\n"
+      "kernel sa 0.001 0\n"
+      "kernel sb 0.001 1\n"
+      "move evict 1 0 host\n"
+      "move prefetch 0 0\n"
+      "move evict 0 2\n"
+      "move prefetch 1 2\n";
+  std::istringstream in(text);
+  ProfileFile f = read_profile_text(in, "t.txt");
+  ASSERT_EQ(f.moves.size(), 4u);
+  EXPECT_EQ(f.moves[0].kind, Move::Evict);
+  EXPECT_EQ(f.moves[0].tensor, 1);
+  EXPECT_EQ(f.moves[0].at, 0);
+  EXPECT_EQ(f.moves[0].tier, Tier::Host);
+  EXPECT_EQ(f.moves[1].kind, Move::Prefetch);
+  Machine m = Machine::h200();
+  for (const auto& kv : f.machine) machine_set(m, kv);
+  Schedule s;
+  s.moves = f.moves;
+  s.sort();
+  SimResult r = simulate(f.profile, m, s);
+  EXPECT_EQ(r.to_host, 2 * 2097152u);  // each out once per iteration, as recorded
+  EXPECT_EQ(r.from_host, 2 * 2097152u);
+  EXPECT_EQ(r.demand_fetch_bytes, 0u);  // nothing fetched on a fault
+  EXPECT_LE(r.peak_gpu_bytes, 3145728u);
 }
 
 TEST(PlanLatestStart, RestoresAreIssuedOneStepAheadWhenTheLinkKeepsUp) {

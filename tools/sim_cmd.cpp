@@ -22,7 +22,8 @@ const char kSimUsage[] =
     "  DIR          G10's data (frontend/Nets, results/<model>/cudnn<batch>*.txt)\n"
     "  --profile F  a memlake profile (memlake.torch.tier()'s save_profile, docs/design/tiering.md):\n"
     "               its machine lines apply over --machine (default h200 for a profile), then --set\n"
-    "  --policy P   ideal, lru, g10, memlake or all (default: all)\n"
+    "  --policy P   ideal, lru, g10, memlake or all (default: all); with --profile also recorded:\n"
+    "               the moves the profiled run executed (its \"move\" lines)\n"
     "  --machine M  g10 (default: G10's artifact: A100 40 GiB, 128 GiB host, PCIe 15.754, SSD 3.2)\n"
     "               or h200 (55 GB/s copies, ~1 GB/s disk)\n"
     "  --set K=V    a machine parameter (GiB, GiB/s, us): gpu_mem host_mem pcie ssd ssd_read\n"
@@ -190,16 +191,20 @@ int cmd_sim(const std::vector<std::string>& args) {
     else if (machine == "h200") m = Machine::h200();
     else return sim_usage_error("--machine: '" + machine + "' is not g10 or h200");
     Profile p;
+    std::vector<Move> recorded;  // a profile's "move" lines: the plan its run executed
     if (!profile.empty()) {
       ProfileFile f = read_profile_file(profile);
       for (const auto& kv : f.machine) machine_set(m, kv);
       p = std::move(f.profile);
+      recorded = std::move(f.moves);
     }
     for (const auto& kv : sets) machine_set(m, kv);
     if (strict) m.overlap_arrivals = false;
     std::vector<std::string> pols;
     if (policy == "all") pols = planner_names();
-    else {
+    else if (policy == "recorded" && !profile.empty()) {
+      // only the run's own moves (below)
+    } else {
       make_planner(policy);  // validates the name
       pols = {policy};
     }
@@ -215,6 +220,19 @@ int cmd_sim(const std::vector<std::string>& args) {
     if (sweep.empty()) {
       std::vector<Row> rows;
       for (const auto& pol : pols) rows.push_back(run_policy(p, m, pol));
+      if (!recorded.empty() && (policy == "all" || policy == "recorded")) {
+        // What the profiled run itself executed, moves as recorded; anything else on demand.
+        Row row;
+        row.policy = "recorded";
+        Schedule s;
+        s.moves = recorded;
+        s.sort();
+        const auto t0 = std::chrono::steady_clock::now();
+        row.r = simulate(p, m, s);
+        row.sim_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        row.moves = s.moves.size();
+        rows.push_back(row);
+      }
       if (json) print_json(p, m, rows);
       else print_text(p, m, rows);
       return 0;

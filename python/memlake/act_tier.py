@@ -138,6 +138,9 @@ class ActivationTiering:
         self.model, self.mover, self.window = model, mover, window
         self.keep_bytes = keep_bytes  # bytes of evictable saved storages that stay resident (None: plan)
         self.stall_log = None         # a list: on-demand restores append (CUDA event before, after)
+        self.timeline = None          # a list: profile iterations append (kind, key, CUDA event) at every
+        #                               boundary ("b", counter), the forward's end ("end", counter) and each
+        #                               storage's first read in backward ("u", group)
         self._exclude = set(exclude)  # storage addresses never moved (parameters)
         self._plans = {}              # input signature -> plan (dict)
         self._last_plan = None
@@ -196,6 +199,8 @@ class ActivationTiering:
             return
         self._counter += 1
         c = self._counter
+        if self.timeline is not None and self._plan is None:
+            self._mark("b", c)
         if self._plan is not None:
             if self._halted:
                 return
@@ -217,6 +222,8 @@ class ActivationTiering:
         self._hooks_ctx = None
         self._in_forward = False
         self._fwd_end_counter = self._counter
+        if self.timeline is not None and self._plan is None:
+            self._mark("end", self._counter)
         if self._plan is None:
             # What the forward's end holds besides the saved storages (weights, the output, small
             # tensors): measured once the evictions have unmapped, for the plan.
@@ -305,6 +312,8 @@ class ActivationTiering:
         if g.bwd_rank is None:
             g.bwd_rank = self._bwd
             self._bwd += 1
+            if self.timeline is not None and self._plan is None:
+                self._mark("u", g.first)
             if g.ahead:
                 g.ahead = False
                 self._ahead_bytes -= g.nbytes
@@ -363,6 +372,19 @@ class ActivationTiering:
                     restore_order=[g.first for g in ranked], evicted_bytes=sum(g.nbytes for g in evict),
                     kept_bytes=kept, must_keep_bytes=must, nonact_bytes=self._nonact, groups=len(self._order),
                     boundaries=end)
+
+    def _mark(self, kind, key):
+        ev = _torch.cuda.Event(enable_timing=True)
+        ev.record()
+        self.timeline.append((kind, key, ev))
+
+    def profile_groups(self):
+        """This iteration's saved storages (index = group): bytes, the boundary of their first save
+        and of their last use (past the forward's end: used after it)."""
+        first = {}
+        for g, c in self._packs:
+            first.setdefault(g, c)
+        return [dict(nbytes=g.nbytes, first_pack=first.get(g.first, 0), last_use=g.last_use) for g in self._order]
 
     def budget_fn(self, nonact, must_keep, candidates):
         """Bytes of movable saved storages that may stay at the forward's end, given what else it

@@ -28,7 +28,7 @@ import ctypes
 import math
 import re
 
-__all__ = ["plan", "check_plan", "profile_text", "run_planner", "PlanError"]
+__all__ = ["plan", "check_plan", "profile_text", "timeline_profile_text", "run_planner", "PlanError"]
 
 
 class PlanError(ValueError):
@@ -62,6 +62,90 @@ def profile_text(positions, lead_ms=0.0, name=None, machine=()):
         dt = (t[i + 1] - t[i]) if i + 1 < n else 0.0
         out.append(f"kernel {_name(positions[i].get('name'), i)} {dt / 1e3:.9g} {i}")
     return "\n".join(out) + "\n"
+
+
+def timeline_profile_text(t, name="tier", machine=()):
+    """The whole iteration as a memlake profile, with the plan the run executed as "move" lines
+    (`memlake sim --profile` simulates them as the policy "recorded"). `t` (times in ms from the
+    forward's start, on one stream, the profile iteration's on-demand waits already taken out):
+
+      boundaries [(counter, t)]   forward module boundaries, counter 1.. in order
+      fwd_end    t                the forward's end
+      positions  [{"name", "t_ms", "bytes"}]  optimizer steps in backward, in order
+      unpacks    [(group, t)]     each saved storage's first read in backward
+      groups     [{"nbytes", "first_pack", "last_use"}]  saved storages, index = group
+      states_plan {"tiered": [position], "issue": {position: issue position (-1: before the forward)}}
+      act_plan   {"evict_at": {counter: [group]}, "restore_order": [group], "window": bytes}
+
+    Kernels are the intervals between consecutive events: one per forward boundary, the loss
+    (forward end to backward's first event), then one per backward event. A position's states
+    are a persistent tensor used by its step's kernel; a saved storage is a transient tensor
+    used where it is first saved, last used in the forward, and first read in backward. Moves
+    replay what tier() does: a tiered state leaves before the kernel after its step and comes
+    back where its restore was issued; a saved storage leaves before the kernel of its boundary
+    and comes back, within the window, after the backward read that issued it."""
+    bounds = sorted(t["boundaries"])
+    ev = [("f", c, float(x)) for c, x in bounds] + [("end", 0, float(t["fwd_end"]))]
+    bwd = [("p", k, float(q["t_ms"])) for k, q in enumerate(t["positions"])]
+    bwd += [("u", g, float(x)) for g, x in t["unpacks"]]
+    bwd.sort(key=lambda e: (e[2], 0 if e[0] == "u" else 1))  # a read before the step at the same time
+    ev += bwd
+    times = [e[2] for e in ev]
+    if not all(map(math.isfinite, times)):
+        raise ValueError("timeline: times must be finite")
+    idx = {(kind, key): k for k, (kind, key, _) in enumerate(ev)}
+    K = len(ev)
+    groups, positions = t["groups"], t["positions"]
+    S = len(positions)
+    uses = [[] for _ in range(K)]
+    for k in range(S):
+        uses[idx[("p", k)]].append(k)
+    end_k = idx[("end", 0)]
+    for g, q in enumerate(groups):
+        ks = {idx.get(("f", q["first_pack"]), end_k), idx.get(("f", q["last_use"]), end_k)}
+        if ("u", g) in idx:
+            ks.add(idx[("u", g)])
+        for k in ks:
+            uses[k].append(S + g)
+    out = ["memlake-profile 1", f"name {_name(name, 0)}"] + [f"machine {kv}" for kv in machine]
+    out += [f"tensor {_name(q.get('name'), k)} {int(q['bytes'])} persistent" for k, q in enumerate(positions)]
+    out += [f"tensor act{g} {int(q['nbytes'])} transient" for g, q in enumerate(groups)]
+    names = {"f": "f{}", "end": "loss", "p": None, "u": "read{}"}
+    for k, (kind, key, x) in enumerate(ev):
+        dt = max(0.0, times[k + 1] - x) if k + 1 < K else 0.0
+        nm = _name(positions[key].get("name"), key) if kind == "p" else names[kind].format(key)
+        out.append(f"kernel {nm} {dt / 1e3:.9g}" + "".join(f" {u}" for u in sorted(set(uses[k]))))
+    moves = []
+    sp = t.get("states_plan") or {}
+    for k in sp.get("tiered", ()):
+        after = idx[("p", k)] + 1
+        if after < K:
+            moves.append(f"move evict {k} {after} host")
+        at = sp.get("issue", {}).get(k, k)
+        if at != k:
+            moves.append(f"move prefetch {k} {0 if at < 0 else min(idx[('p', at)] + 1, K - 1)}")
+    ap = t.get("act_plan") or {}
+    for c, gs in ap.get("evict_at", {}).items():
+        if ("f", int(c)) in idx:
+            for g in gs:
+                moves.append(f"move evict {S + g} {idx[('f', int(c))]} host")
+    evicted = {g for gs in ap.get("evict_at", {}).values() for g in gs}
+    queue, pos, ahead, early, read = list(ap.get("restore_order", ())), 0, 0, set(), set()
+    for kind, g, _ in bwd:  # the runtime's window, replayed over the backward reads
+        if kind != "u":
+            continue
+        read.add(g)
+        if g in early:
+            early.discard(g)
+            ahead -= groups[g]["nbytes"]
+        while pos < len(queue) and ahead < ap.get("window", 0):
+            q = queue[pos]
+            pos += 1
+            if q in evicted and q not in read:
+                moves.append(f"move prefetch {S + q} {min(idx[('u', g)] + 1, K - 1)}")
+                early.add(q)
+                ahead += groups[q]["nbytes"]
+    return "\n".join(out + moves) + "\n"
 
 
 def run_planner(text, machine="", policy="latest-start"):

@@ -53,6 +53,7 @@ import torch as _torch
 from . import Error, InvalidArgumentError, OutOfMemoryError, _default
 from . import residency as _res
 from .tier_plan import PlanError, plan as _plan, profile_text as _profile_text
+from .tier_plan import timeline_profile_text as _timeline_profile_text
 
 __all__ = ["tier", "Tiering", "PlanError"]
 
@@ -162,6 +163,7 @@ class Tiering:
                                           exclude={storage_of(p)[0] for p in model.parameters()})
             self._act.budget_fn = self._act_budget
             self._act.stall_log = self._stalls
+            self._act.timeline = []  # the first profile iteration's whole timeline, for save_profile()
         alloc.reset_peak_stats(self.device)
 
     # ---- the parts of one parameter's optimizer states that can move
@@ -207,6 +209,31 @@ class Tiering:
             self._where[i] = "host"
             self._st["evictions"] += 1
             self._st["evicted_bytes"] += moved
+
+    def _timeline_text(self, stall_events, positions, p, ap, h2d, d2h):
+        """The profile iteration's whole timeline (forward boundaries, backward reads and steps) with
+        the plans as "move" lines: tier_plan.timeline_profile_text."""
+        f = self._fwd_event
+        stalls = [(f.elapsed_time(a), f.elapsed_time(b)) for a, b in stall_events]
+
+        def at(ev):
+            x = f.elapsed_time(ev)
+            return x - sum(max(0.0, min(e, x) - s0) for s0, e in stalls)
+
+        tl = self._act.timeline
+        gib = float(1 << 30)
+        nonact = ap.get("nonact_bytes") or 0
+        t = dict(boundaries=[(key, at(ev)) for kind, key, ev in tl if kind == "b"],
+                 fwd_end=next(at(ev) for kind, _, ev in tl if kind == "end"),
+                 unpacks=[(key, at(ev)) for kind, key, ev in tl if kind == "u"],
+                 positions=[dict(name=q["name"], bytes=q["bytes"], t_ms=at(self._events[k]))
+                            for k, q in enumerate(positions)],
+                 groups=self._act.profile_groups(),
+                 states_plan=dict(tiered=list(p["tiered"]), issue={k: p["issue"][k] for k in p["tiered"]}),
+                 act_plan=dict(evict_at=ap["evict_at"], restore_order=ap["restore_order"], window=self._act_window))
+        machine = [f"gpu_bytes={max(0, int(self.budget - self.margin - nonact))}",
+                   f"pcie={h2d * 1e9 / gib:.9g}", f"pcie_out={d2h * 1e9 / gib:.9g}"]
+        return _timeline_profile_text(t, name="tier", machine=machine)
 
     def _act_budget(self, nonact, must_keep, candidates):
         """Bytes of movable activations that may stay at the forward's end: what the budget leaves
@@ -351,6 +378,7 @@ class Tiering:
         # The profile iteration's on-demand restores held compute up: their waits (events before
         # and after each) come off the timeline, which is then what compute alone takes.
         stalls = [(t0.elapsed_time(a), t0.elapsed_time(b)) for a, b in self._stalls]
+        stall_events = list(self._stalls)
         self._stalls.clear()
 
         def held(lo, hi):
@@ -391,6 +419,13 @@ class Tiering:
                                      tiered=[positions[k]["param"] for k in p["tiered"]],
                                      window_bytes=p["window_bytes"], resident_bytes=p["resident_bytes"],
                                      stall_ms=p["stall_ms"], link_ms=p["link_ms"], predicted_ms=p["predicted_ms"])
+        if self._act is not None and self._act.timeline and self._fwd_event is not None and ap is not None:
+            try:
+                self._profile["timeline_text"] = self._timeline_text(stall_events, positions, p, ap, h2d, d2h)
+            except (ValueError, KeyError, RuntimeError) as e:  # a profile is an extra: training goes on
+                self._profile["timeline_error"] = str(e)
+        if self._act is not None:
+            self._act.timeline = None
         tiered_params = {positions[k]["param"] for k in p["tiered"]}
         self._tiered = [i in tiered_params for i in range(len(self._params))]
         self._issue_at = {}
@@ -424,14 +459,20 @@ class Tiering:
         """The profile iteration as a memlake profile (text): `memlake tier
         profile PATH` prints it with its plan, `memlake sim --profile PATH`
         simulates it on the machine its lines describe (the room this run's
-        budget left, the link rates it planned with)."""
+        budget left, the link rates it planned with). With activation tiering
+        the file holds the whole iteration (forward boundaries, backward reads
+        and steps, saved storages as transient tensors) and the moves this run
+        executes, which the simulator replays as the policy "recorded"."""
         if not self._profile:
             raise Error("tier(): no profile yet (the first iteration is the profile)")
         q = self._profile
         gib = float(1 << 30)
         machine = [f"gpu_bytes={int(q['room'])}", f"pcie={q['h2d_gbps'] * 1e9 / gib:.9g}",
                    f"pcie_out={q['d2h_gbps'] * 1e9 / gib:.9g}"]
-        text = _profile_text(q["positions"], lead_ms=q["lead_ms"], name="tier", machine=machine)
+        # With activations: the whole iteration and the moves this run executes ("recorded" in
+        # `memlake sim --profile`); else the optimizer steps alone.
+        text = q.get("timeline_text") or _profile_text(q["positions"], lead_ms=q["lead_ms"], name="tier",
+                                                       machine=machine)
         head, rest = text.split("\n", 1)
         with open(path, "w") as f:
             f.write(f"{head}\n# memlake.torch.tier(): budget {q['budget']} bytes, margin {q['margin']}, peak with every "

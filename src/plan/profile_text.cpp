@@ -91,8 +91,25 @@ ProfileFile read_profile_text(std::istream& in, const std::string& file) {
       }
       if (p.kernels.size() >= kMaxItems) fail(file, no, "too many kernels");
       p.kernels.push_back(std::move(k));
+    } else if (word == "move") {
+      std::string kind, id, at, tier;
+      if (!(ls >> kind >> id >> at) || (kind != "evict" && kind != "prefetch"))
+        fail(file, no, "expected 'move evict|prefetch TENSOR_ID KERNEL [host|ssd]'");
+      if (ls >> tier) {
+        if ((tier != "host" && tier != "ssd") || (ls >> extra)) fail(file, no, "move: tier '" + tier + "' is not host or ssd");
+      }
+      char* end = nullptr;
+      const long long t = std::strtoll(id.c_str(), &end, 10);
+      if (*end != '\0' || t < 0 || t >= static_cast<long long>(p.tensors.size()))
+        fail(file, no, "move: '" + id + "' is not a tensor declared above");
+      const long long k = std::strtoll(at.c_str(), &end, 10);
+      if (*end != '\0' || k < 0 || k >= static_cast<long long>(p.kernels.size()))
+        fail(file, no, "move: '" + at + "' is not a kernel declared above");
+      if (out.moves.size() >= kMaxItems) fail(file, no, "too many moves");
+      out.moves.push_back({kind == "evict" ? Move::Evict : Move::Prefetch, static_cast<TensorId>(t), static_cast<int>(k),
+                           tier == "ssd" ? Tier::Ssd : (kind == "evict" ? Tier::Host : Tier::Gpu)});
     } else {
-      fail(file, no, "unknown line '" + word + "' (name, machine, tensor, kernel)");
+      fail(file, no, "unknown line '" + word + "' (name, machine, tensor, kernel, move)");
     }
   }
   if (in.bad()) fail(file, no, "read error");

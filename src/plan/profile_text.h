@@ -8,6 +8,8 @@
 //   machine pcie=46.6                   applied over the reader's base machine)
 //   tensor NAME BYTES persistent|transient     (ids 0, 1, ... in order)
 //   kernel NAME SECONDS [TENSOR_ID ...]       (in order of execution)
+//   move evict|prefetch TENSOR_ID KERNEL [host|ssd]   (optional, after the kernels:
+//                                       the plan the run executed, issued before KERNEL)
 //
 // '#' starts a comment; names have no blanks. Errors name the file and line.
 #pragma once
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "plan/machine.h"
+#include "plan/planner.h"
 #include "plan/profile.h"
 
 namespace memlake::plan {
@@ -24,6 +27,7 @@ namespace memlake::plan {
 struct ProfileFile {
   Profile profile;                    // finalized
   std::vector<std::string> machine;   // its "machine" lines' KEY=VALUE, in order
+  std::vector<Move> moves;            // its "move" lines: what the profiled run executed (may be empty)
 };
 
 // Throws Errc::invalid_argument "FILE:LINE: what" on any malformed line.

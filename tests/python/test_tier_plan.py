@@ -1,7 +1,10 @@
 """The tiering planner on synthetic profiles (no torch): every tiered
 tensor's restore is issued before its use, the budget is never exceeded,
 and a budget below the working set is a clear error."""
+import json
+import os
 import random
+import subprocess
 
 import pytest
 
@@ -68,3 +71,47 @@ def test_bad_profiles_are_refused():
         plan([{"t_ms": 2, "bytes": 1}, {"t_ms": 1, "bytes": 1}], 10)
     with pytest.raises(ValueError):
         plan([{"t_ms": 0, "bytes": -1}], 10)
+
+
+def _timeline(n_blocks=6, act_bytes=256 << 20, state_bytes=128 << 20):
+    """A small training iteration as tier() records it: a forward of n_blocks boundaries (10 ms
+    each), each saving one storage; backward reads them in reverse (20 ms apart) and steps one
+    parameter after each read."""
+    bounds = [(c, 10.0 * (c - 1)) for c in range(1, n_blocks + 1)]
+    fwd_end = 10.0 * n_blocks
+    unpacks, positions, t = [], [], fwd_end + 5.0
+    for g in reversed(range(n_blocks)):
+        unpacks.append((g, t))
+        positions.append({"name": f"w{g}", "t_ms": t + 10.0, "bytes": state_bytes})
+        t += 20.0
+    groups = [{"nbytes": act_bytes, "first_pack": g + 1, "last_use": g + 2} for g in range(n_blocks)]
+    return dict(boundaries=bounds, fwd_end=fwd_end, positions=positions, unpacks=unpacks, groups=groups,
+                states_plan={"tiered": [1, 2], "issue": {1: 0, 2: -1}},
+                act_plan={"evict_at": {3: [0], 4: [1]}, "restore_order": [1, 0], "window": 512 << 20})
+
+
+def test_the_timeline_profile_reads_and_replays_the_runs_moves(tmp_path):
+    from memlake.tier_plan import run_planner, timeline_profile_text
+    text = timeline_profile_text(_timeline(), machine=["gpu_bytes=4294967296", "pcie=46.5"])
+    lines = text.splitlines()
+    kernels = [x for x in lines if x.startswith("kernel ")]
+    assert len(kernels) == 6 + 1 + 12  # boundaries, the loss, 6 reads and 6 steps
+    assert [x.split()[1] for x in kernels[:7]] == ["f1", "f2", "f3", "f4", "f5", "f6", "loss"]
+    moves = [x.split() for x in lines if x.startswith("move ")]
+    # States: positions 1 and 2 leave after their steps; 1 comes back after position 0's step, 2 before the forward.
+    assert ["move", "prefetch", "2", "0"] in moves
+    # Storages 0 and 1 (tensors 6 and 7) leave before boundaries 3 and 4, and come back in backward.
+    assert ["move", "evict", "6", "2", "host"] in moves and ["move", "evict", "7", "3", "host"] in moves
+    assert sum(1 for m in moves if m[1] == "prefetch" and m[2] in ("6", "7")) == 2
+    # The C++ reader takes it (the planner's report through the C ABI).
+    rep = run_planner(text, policy="latest-start")
+    assert any(w[0] == "sim" for w in rep)
+    cli = os.path.join(os.path.dirname(os.environ.get("MEMLAKE_LIBRARY", "")), "memlake")
+    if os.path.exists(cli):
+        f = tmp_path / "p.txt"
+        f.write_text(text)
+        out = subprocess.run([cli, "sim", "--profile", str(f), "--policy", "recorded", "--json"], capture_output=True,
+                             text=True, check=True).stdout
+        r = json.loads(out)["results"][0]
+        assert r["policy"] == "recorded" and r["moves"] == len(moves)
+        assert r["bytes"]["to_host"] == 2 * (128 << 20) + 2 * (256 << 20)  # what the moves send out, once each
