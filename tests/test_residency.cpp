@@ -1,6 +1,7 @@
 // Residency: allocations leave the device and come back at the same address
 // with the same bytes (sleep/wake, evict/restore), on real aliasing memory
 // (the host backend's memfd pages), with faults injected at the primitives.
+#include <algorithm>
 #include <random>
 
 #include "core/labels.h"
@@ -321,6 +322,86 @@ TEST(Residency, AnAsyncEvictionLeavesOnlyOnceItsCopyCompletes) {
   r.dev->restore(b.p);
   EXPECT_TRUE(holds(r.be(), b.p, b.n, b.seed));
   r.dev->check();
+}
+
+// Which streams were made to wait for which events (the host backend's
+// stream_wait does nothing: its copies are done when queued).
+class WaitLog final : public prim::ForwardingBackend {
+ public:
+  using ForwardingBackend::ForwardingBackend;
+  std::vector<std::pair<prim::Stream, prim::Event>> waits;
+  std::vector<prim::Event> recorded;
+  void stream_wait(prim::Stream s, prim::Event e) override {
+    waits.emplace_back(s, e);
+    inner().stream_wait(s, e);
+  }
+  prim::Event record_event(prim::Stream s) override {
+    prim::Event e = inner().record_event(s);
+    recorded.push_back(e);
+    return e;
+  }
+  bool waited(prim::Stream s, prim::Event e) const {
+    return std::find(waits.begin(), waits.end(), std::make_pair(s, e)) != waits.end();
+  }
+};
+
+// A restore without a wait queues its copy and leaves the allocation's stream
+// alone until ready(): a prefetch overlaps the work queued in between. A free
+// or an evict before ready() still orders after the copy.
+TEST(Residency, ARestoreWithoutAWaitMakesTheStreamWaitOnlyWhenReady) {
+  auto h = std::make_unique<prim::HostBackend>(0, kPage, 0);
+  prim::HostBackend* host = h.get();
+  auto w = std::make_unique<WaitLog>(std::move(h));
+  WaitLog* log = w.get();
+  Options o;
+  o.backend = "host";
+  o.small_max = kPage / 4;
+  core::DeviceAllocator dev(std::move(w), o);
+  host->set_lag(10);
+  host->advance_clock(1);
+  prim::Stream s = dev.backend().create_stream();
+  auto make_on = [&](std::size_t n, std::uint64_t seed) {
+    void* p = dev.alloc(n, s);
+    fill(dev.backend(), p, n, seed);
+    return Buf{p, n, seed};
+  };
+  Buf a = make_on(8 * kPage, 1), b = make_on(4 * kPage, 2), c = make_on(4 * kPage, 3);
+  for (Buf* x : {&a, &b, &c}) dev.evict(x->p, Mode::offload);
+  // a: restored ahead, ready later.
+  dev.restore(a.p, /*wait=*/false);
+  const prim::Event copy = log->recorded.back();
+  EXPECT_FALSE(log->waited(s, copy)) << "nothing waits for a prefetch when it is issued";
+  EXPECT_TRUE(holds(dev.backend(), a.p, a.n, a.seed));  // the host backend's copy is done when queued
+  dev.restore_ready(a.p);
+  EXPECT_TRUE(log->waited(s, copy)) << "ready(): the allocation's stream waits for its copy";
+  const std::size_t n = log->waits.size();
+  dev.restore_ready(a.p);
+  EXPECT_EQ(log->waits.size(), n) << "a second ready() has nothing to wait for";
+  // b: freed before ready(): its stream waits for the copy before the free.
+  dev.restore(b.p, /*wait=*/false);
+  const prim::Event copy_b = log->recorded.back();
+  dev.free(b.p);
+  EXPECT_TRUE(log->waited(s, copy_b));
+  // c: evicted again before ready(): the copy out follows the copy in.
+  dev.restore(c.p, /*wait=*/false);
+  const prim::Event copy_c = log->recorded.back();
+  dev.evict(c.p, Mode::offload);
+  EXPECT_TRUE(log->waited(s, copy_c));
+  dev.restore(c.p);
+  EXPECT_TRUE(holds(dev.backend(), c.p, c.n, c.seed));
+  // A copy that completed before ready(): nothing left to wait for.
+  dev.evict(a.p, Mode::offload);
+  dev.restore(a.p, /*wait=*/false);
+  const prim::Event copy_a2 = log->recorded.back();
+  host->advance_clock(100);
+  dev.restore_ready(a.p);
+  EXPECT_FALSE(log->waited(s, copy_a2)) << "its copy had completed";
+  EXPECT_TRUE(holds(dev.backend(), a.p, a.n, a.seed));
+  EXPECT_EQ(error_of([&] { dev.restore_ready(reinterpret_cast<void*>(0x10)); }), Errc::invalid_argument);
+  dev.check();
+  dev.free(a.p);
+  dev.free(c.p);
+  dev.backend().destroy_stream(s);
 }
 
 // Under a cap, an allocation or a restore that needs the pages of evictions

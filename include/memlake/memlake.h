@@ -235,6 +235,16 @@ MEMLAKE_API memlake_status memlake_wake(memlake_allocator* a, int device, memlak
 #define MEMLAKE_EVICT_ASYNC 0x100
 MEMLAKE_API memlake_status memlake_evict(memlake_allocator* a, void* ptr, int device, int mode);
 MEMLAKE_API memlake_status memlake_restore(memlake_allocator* a, void* ptr, int device);
+/* memlake_restore with flags. MEMLAKE_RESTORE_NO_WAIT: the copy is queued and
+ * the allocation's stream does not wait for it yet; memlake_restore_ready
+ * makes it wait, where its work needs the bytes, so a restore issued ahead
+ * overlaps the work queued in between. No kernel may touch the allocation
+ * before that. A free, an evict or a sleep of it in between waits for the
+ * copy first (on its stream). memlake_restore_ready of an allocation with no
+ * pending copy does nothing. */
+#define MEMLAKE_RESTORE_NO_WAIT 0x1
+MEMLAKE_API memlake_status memlake_restore_ex(memlake_allocator* a, void* ptr, int device, int flags);
+MEMLAKE_API memlake_status memlake_restore_ready(memlake_allocator* a, void* ptr, int device);
 /* Unmaps the leaving allocations of `device` whose copies completed (wait
  * != 0: all of them, blocking until their copies complete); *settled (may
  * be NULL) gets how many. */

@@ -9,50 +9,75 @@ new tensors and nothing the model holds changes.
 
 When a storage may leave is learnt, never guessed. Forward pre-hooks on every
 module number the forward's *boundaries*. In a profile iteration a dispatch
-mode sees every operator's tensor arguments (reads and writes alike): it
-records the last boundary at which each saved storage is used, and if it
-finds an argument that already left (the profile iteration evicts eagerly,
-a few boundaries after each storage's last use so far) it brings it back
-before the operator runs, so the profile iteration is correct whatever the
-model does. Later iterations run without the dispatch mode: a storage leaves
-at the boundary after its last use in the profile, which has been queued on
-the GPU by then (an eviction waits for the work queued on the storage's
-stream). They are checked against the profile as they go: the input shapes
-select the profile (a new shape is profiled first: variable sequence
-lengths each get their own), and any saved storage that does not match the
-profile's (count, size, boundary) stops every eviction for the rest of that
-iteration and profiles that shape again.
+mode sees every operator's tensor arguments (reads and writes alike), from
+the forward until the optimizer step: it records the last boundary at which
+each saved storage is used, pins a storage used after the forward (the
+caller's code) or read in backward other than through autograd's saved
+tensors (a checkpoint's recomputation), and if it finds an argument that
+already left (the profile iteration evicts eagerly, a few boundaries after
+each storage's last use so far) it brings it back before the operator runs,
+so the profile iteration is correct whatever the model does. Later
+iterations run without the dispatch mode: a storage leaves at the boundary
+after its last use in the profile, which has been queued on the GPU by then
+(an eviction waits for the work queued on the storage's stream). They are
+checked against the profile as they go: the input signature (tensor shapes
+and dtypes, and the plain values passed with them) selects the profile (a
+new signature is profiled first; at most `max_plans` are kept, and a
+signature whose iterations keep leaving its profile is no longer tiered),
+and any saved storage that does not match the profile's (count, size,
+boundary) stops every eviction for the rest of that iteration.
 
 Backward: a saved tensor's unpack restores its storage if it is away (on
 demand), and each unpack issues the planned restores of the storages
 backward reads next, while the bytes restored ahead stay within a window.
-The restores and the evictions are the residency engine's: asynchronous, on
-their own streams, ordered with compute by events.
+A planned restore does not make the stream wait when it is issued, only at
+the storage's own unpack, so its copy overlaps the backward work between.
+
+Safety nets: an iteration that ends without its backward (a forward that
+raised, a forward whose graph was dropped) brings every storage back in
+finish(); a storage is known by its address and a weak reference to it, so
+a freed one is never taken for a new one at the same address; an in-place
+change to a saved tensor is the error autograd gives without hooks.
 
 Not handled (documented, not detected): operators that read device memory
 behind the dispatcher's back (a custom extension given a raw pointer, a
 torch.compile'd region: use tier() on eager models), and data-dependent
 control flow that changes which tensors a step reads without changing its
-input shapes.
+input signature. While another dispatch mode is active when a profile
+iteration starts, that iteration is not profiled (no activation moves).
 """
+import sys
 import weakref
 
 import torch as _torch
 
 try:
     from torch.utils._python_dispatch import TorchDispatchMode as _DispatchMode
+    from torch.utils._python_dispatch import _get_current_dispatch_mode, _len_torch_dispatch_stack
     from torch.utils._pytree import tree_flatten as _flatten
 except ImportError:  # pragma: no cover - every torch memlake supports has them
     _DispatchMode = object
-    _flatten = None
+    _flatten = _get_current_dispatch_mode = _len_torch_dispatch_stack = None
+from torch.multiprocessing.reductions import StorageWeakRef as _StorageRef
 
-__all__ = ["ActivationTiering", "ResidencyMover"]
+__all__ = ["ActivationTiering", "ResidencyMover", "storage_of"]
+
+_SCALARS = (bool, int, float, str, type(None))
+
+
+def _storage(t):
+    return t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
 
 
 def storage_of(t):
     """(start address, bytes) of a tensor's storage."""
-    s = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
+    s = _storage(t)
     return s.data_ptr(), s.nbytes()
+
+
+def _plain(t):
+    """A dense tensor with a storage of its own kind (not sparse, nested, meta or a subclass)."""
+    return type(t) in (_torch.Tensor, _torch.nn.Parameter) and t.layout == _torch.strided and not t.is_meta
 
 
 class ResidencyMover:
@@ -73,36 +98,41 @@ class ResidencyMover:
             return False  # not a whole memlake allocation of its own (a slab), or unmovable
         return True
 
-    def restore(self, key, t):
-        self._res.restore(key, device=self.device)
+    def restore(self, key, t, wait=True):
+        self._res.restore(key, device=self.device, wait=wait)
+
+    def ready(self, key):
+        self._res.ready(key, device=self.device)
 
     def settle(self):
         self._res.settle(device=self.device)
 
-    def allocated(self):
+    def gpu_bytes(self):
+        """Bytes of live allocations on the GPU now (allocated, less what is evicted)."""
         from . import _default
-        return _default().stats(self.device)["allocated_bytes.all.current"]
+        s = _default().stats(self.device)
+        return s["allocated_bytes.all.current"] - self._res.residency_stats(device=self.device)["evicted_bytes_now"]
 
 
 class _Group:
     """One saved storage in this iteration."""
-    __slots__ = ("key", "nbytes", "first", "refs", "away", "ahead", "last_use", "bwd_rank", "evictable")
+    __slots__ = ("key", "nbytes", "first", "ref", "views", "away", "ahead", "last_use", "bwd_rank", "evictable")
 
-    def __init__(self, key, nbytes, first):
+    def __init__(self, key, nbytes, first, storage):
         self.key, self.nbytes, self.first = key, nbytes, first
-        self.refs = []          # weak references to the tensors packed on it (liveness)
+        self.ref = _StorageRef(storage)  # the storage itself: dead once freed, whatever holds its tensors
+        self.views = []         # weak references to the tensors packed on it (a live one for the mover)
         self.away = False       # evicted (or leaving)
-        self.ahead = False      # restored ahead of its first unpack
+        self.ahead = False      # restored ahead of its first unpack, its stream not yet waiting
         self.last_use = -1      # profile: the last boundary at which an operator used it
-        self.bwd_rank = None    # profile: order of its first unpack in backward
+        self.bwd_rank = None    # order of its first unpack in backward
         self.evictable = True
 
     def alive(self):
-        return self.tensor() is not None
+        return not self.ref.expired()
 
     def tensor(self):
-        """A live tensor on the storage (None once every one packed on it is gone)."""
-        for r in self.refs:
+        for r in self.views:
             t = r()
             if t is not None:
                 return t
@@ -115,15 +145,17 @@ class _Tracker(_DispatchMode):
     def __init__(self, owner):
         super().__init__()
         self.owner = owner
+        self.disabled = False
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         o = self.owner
-        if o._busy:  # the mover's own operators
+        if self.disabled or o._busy:  # left behind on the stack, or the mover's own operators
             return func(*args, **kwargs)
-        for a in _flatten((args, kwargs))[0]:
-            if isinstance(a, _torch.Tensor) and o._groups:
-                o._used(a)
+        if o._groups:
+            for a in _flatten((args, kwargs))[0]:
+                if isinstance(a, _torch.Tensor) and _plain(a):
+                    o._used(a)
         return func(*args, **kwargs)
 
 
@@ -134,35 +166,43 @@ class ActivationTiering:
 
     LAG = 4  # profile iterations: boundaries between a storage's last use so far and its eviction
 
-    def __init__(self, model, mover, window=1 << 30, exclude=(), keep_bytes=None):
+    def __init__(self, model, mover, window=1 << 30, exclude=(), keep_bytes=None, max_plans=16):
         self.model, self.mover, self.window = model, mover, window
         self.keep_bytes = keep_bytes  # bytes of evictable saved storages that stay resident (None: plan)
+        self.max_plans = max_plans
         self.stall_log = None         # a list: on-demand restores append (CUDA event before, after)
         self.timeline = None          # a list: profile iterations append (kind, key, CUDA event) at every
         #                               boundary ("b", counter), the forward's end ("end", counter) and each
         #                               storage's first read in backward ("u", group)
         self._exclude = set(exclude)  # storage addresses never moved (parameters)
         self._plans = {}              # input signature -> plan (dict)
+        self._unstable = {}           # signature -> iterations that left its plan
         self._last_plan = None
         self._plan = None             # this iteration's plan, None in a profile iteration
+        self._active = False          # an iteration is under way (hooks seen its forward start)
         self._in_forward = False
         self._hooks_ctx = None
         self._tracker = None
         self._busy = False
+        self._sig = None
+        self._exc_at_start = None
         self._reset()
         self.st = dict(act_iterations=0, act_profiles=0, act_mismatches=0, act_evictions=0, act_evicted_bytes=0,
-                       act_restores_planned=0, act_restores_on_demand=0, act_late_uses=0, act_restored_bytes=0)
-        self._handles = [model.register_forward_pre_hook(self._on_start, with_kwargs=True)
-                         if _takes_kwargs() else model.register_forward_pre_hook(self._on_start_args)]
+                       act_restores_planned=0, act_restores_on_demand=0, act_late_uses=0, act_restored_bytes=0,
+                       act_passive=0, act_aborted=0, act_returned_at_end=0)
+        start = self._on_start if _takes("register_forward_pre_hook", "with_kwargs") else self._on_start_args
+        kw = dict(with_kwargs=True) if start == self._on_start else {}
+        self._handles = [model.register_forward_pre_hook(start, **kw)]
         self._handles += [m.register_forward_pre_hook(self._on_boundary) for m in model.modules()]
-        self._handles.append(model.register_forward_hook(self._on_end))
+        kw = dict(always_call=True) if _takes("register_forward_hook", "always_call") else {}
+        self._handles.append(model.register_forward_hook(self._on_end, **kw))
 
     def _reset(self):
         self._counter = 0
-        self._groups = {}       # storage address -> _Group
+        self._groups = {}       # storage address -> _Group (the latest at that address)
         self._order = []        # groups in first-pack order
         self._packs = []        # (group index, boundary) of every pack, in order
-        self._bwd = 0           # unpacks so far (first unpacks rank the groups)
+        self._bwd = 0           # first unpacks so far (they rank the groups)
         self._queue_pos = 0
         self._ahead_bytes = 0
         self._halted = False    # a mismatch: no more evictions this iteration
@@ -176,21 +216,38 @@ class ActivationTiering:
     def _on_start(self, module, args, kwargs):
         self._start(args, kwargs)
 
+    def _signature(self, args, kwargs):
+        out = []
+        for a in _flatten((args, kwargs))[0]:
+            if isinstance(a, _torch.Tensor):
+                out.append((tuple(a.shape), str(a.dtype), str(a.device)))
+            elif isinstance(a, _SCALARS):
+                out.append((type(a).__name__, a))
+            else:
+                out.append(type(a).__name__)
+        return tuple(out)
+
     def _start(self, args, kwargs):
-        self.finish()
         if not _torch.is_grad_enabled():
-            return
+            return  # an evaluation forward (under no_grad) saves nothing: the iteration goes on
+        self.finish()
         self._reset()
-        sig = tuple((tuple(a.shape), str(a.dtype)) for a in _flatten((args, kwargs))[0]
-                    if isinstance(a, _torch.Tensor))
+        self._active = True
+        self._in_forward = True
+        self._exc_at_start = sys.exc_info()[1]  # a forward run inside an except block is not an abort
+        self.st["act_iterations"] += 1
+        sig = self._signature(args, kwargs)
         self._sig = sig
         self._plan = self._plans.get(sig)
-        self._in_forward = True
-        self.st["act_iterations"] += 1
         if self._plan is None:
-            self.st["act_profiles"] += 1
-            self._tracker = _Tracker(self)
-            self._tracker.__enter__()
+            modes = _len_torch_dispatch_stack() if _len_torch_dispatch_stack else 0
+            if self._unstable.get(sig, 0) >= 2 or len(self._plans) >= self.max_plans or modes:
+                self._plan = _PASSIVE  # not profiled: nothing moves this iteration
+                self.st["act_passive"] += 1
+            else:
+                self.st["act_profiles"] += 1
+                self._tracker = _Tracker(self)
+                self._tracker.__enter__()
         self._hooks_ctx = _torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
         self._hooks_ctx.__enter__()
 
@@ -201,26 +258,35 @@ class ActivationTiering:
         c = self._counter
         if self.timeline is not None and self._plan is None:
             self._mark("b", c)
+        if self._plan is _PASSIVE:
+            return
         if self._plan is not None:
             if self._halted:
                 return
             for first in self._plan["evict_at"].get(c, ()):
                 g = self._order[first] if first < len(self._order) else None
-                if g is None or g.away or g.nbytes != self._plan["nbytes"][first]:
+                if g is None or g.away or not g.alive() or g.nbytes != self._plan["nbytes"][first]:
                     self._mismatch()
                     return
                 self._evict(g)
         else:  # profile: evict what has not been used for LAG boundaries (a later use brings it back)
             for g in self._order:
-                if not g.away and g.evictable and g.last_use <= c - self.LAG:
+                if not g.away and g.evictable and g.last_use <= c - self.LAG and g.alive():
                     self._evict(g)
 
     def _on_end(self, module, args, output):
         if not self._in_forward:
             return
-        self._hooks_ctx.__exit__(None, None, None)
-        self._hooks_ctx = None
+        if self._hooks_ctx is not None:
+            self._hooks_ctx.__exit__(None, None, None)
+            self._hooks_ctx = None
         self._in_forward = False
+        exc = sys.exc_info()[1]
+        if exc is not None and exc is not self._exc_at_start:  # it raised (an always_call hook runs in its except)
+            self.st["act_aborted"] += 1
+            self._halted = True
+            self.finish()
+            return
         self._fwd_end_counter = self._counter
         if self.timeline is not None and self._plan is None:
             self._mark("end", self._counter)
@@ -228,22 +294,27 @@ class ActivationTiering:
             # What the forward's end holds besides the saved storages (weights, the output, small
             # tensors): measured once the evictions have unmapped, for the plan.
             self.mover.settle()
-            here = sum(g.nbytes for g in self._order if not g.away)
-            alloc = self.mover.allocated()
-            self._nonact = None if alloc is None else max(0, alloc - here)
+            here = sum(g.nbytes for g in self._order if not g.away and g.alive())
+            gpu = self.mover.gpu_bytes()
+            self._nonact = None if gpu is None else max(0, gpu - here)
 
     def _pack(self, t):
-        if not isinstance(t, _torch.Tensor) or not self.mover.eligible(t):
-            return (t, None)
+        if not isinstance(t, _torch.Tensor):
+            return (t, None, None)
+        # Not t itself where it has a grad_fn: a saved output would then hold its own grad_fn (a cycle).
+        saved = t.detach() if t.grad_fn is not None else t
+        version = t._version
+        if not _plain(t) or not self.mover.eligible(t) or self._plan is _PASSIVE:
+            return (saved, None, version)
         key, nbytes = storage_of(t)
         if key in self._exclude:
-            return (t, None)
+            return (saved, None, version)
         g = self._groups.get(key)
-        if g is None or (not g.alive() and not g.away):
-            g = _Group(key, nbytes, len(self._order))
+        if g is None or not g.alive():  # a new storage (at a freed one's address, maybe)
+            g = _Group(key, nbytes, len(self._order), _storage(t))
             self._groups[key] = g
             self._order.append(g)
-        g.refs.append(weakref.ref(t))
+        g.views.append(weakref.ref(saved))
         self._packs.append((g.first, self._counter))
         g.last_use = max(g.last_use, self._counter)
         if self._plan is not None and not self._halted:
@@ -251,27 +322,31 @@ class ActivationTiering:
             exp, nb = self._plan["packs"], self._plan["nbytes"]
             if k >= len(exp) or exp[k] != (g.first, self._counter) or g.first >= len(nb) or nb[g.first] != g.nbytes:
                 self._mismatch()
-        return (t, g)
+        return (saved, g, version)
 
     def _used(self, t):
         g = self._groups.get(storage_of(t)[0])
-        if g is None:
+        if g is None or not g.alive():
             return
         if self._in_forward:
             g.last_use = max(g.last_use, self._counter)
         elif self._bwd == 0:  # used between the forward and backward (outside the model): it stays
             g.last_use = max(g.last_use, self._counter + 1)
+        elif g.bwd_rank is None:  # read in backward before autograd's own read (a recomputation): it stays
+            g.evictable = False
         if g.away:
             if self._in_forward:
                 self.st["act_late_uses"] += 1
             self._restore(g, planned=False)
 
     def _mismatch(self):
-        # The iteration left the profile: stop evicting, profile this shape again next time.
+        # The iteration left the profile: stop evicting, profile this signature again next time
+        # (twice in a row: it is not tiered any more).
         if not self._halted:
             self._halted = True
             self.st["act_mismatches"] += 1
-            self._plans.pop(self._sig, None)
+            if self._plans.pop(self._sig, None) is not None:
+                self._unstable[self._sig] = self._unstable.get(self._sig, 0) + 1
 
     def _evict(self, g):
         self._busy = True
@@ -293,7 +368,7 @@ class ActivationTiering:
             a.record()
         self._busy = True
         try:
-            self.mover.restore(g.key, g.tensor())
+            self.mover.restore(g.key, g.tensor(), wait=not planned)
         finally:
             self._busy = False
         if log is not None:
@@ -306,7 +381,11 @@ class ActivationTiering:
 
     # ---- backward
     def _unpack(self, packed):
-        t, g = packed
+        t, g, version = packed
+        if version is not None and t._version != version:
+            raise RuntimeError("one of the variables needed for gradient computation has been modified by an "
+                               f"inplace operation: a saved {tuple(t.shape)} tensor is at version {t._version}; "
+                               f"expected version {version} (memlake.torch.tier() saved it)")
         if g is None:
             return t
         if g.bwd_rank is None:
@@ -314,38 +393,55 @@ class ActivationTiering:
             self._bwd += 1
             if self.timeline is not None and self._plan is None:
                 self._mark("u", g.first)
-            if g.ahead:
-                g.ahead = False
-                self._ahead_bytes -= g.nbytes
+        if g.ahead:  # restored ahead: its stream waits for the copy here, not when it was issued
+            g.ahead = False
+            self._ahead_bytes -= g.nbytes
+            self.mover.ready(g.key)
         if g.away:
             self._restore(g, planned=False)
-        if self._plan is not None and not self._halted:
+        if self._plan is not None and self._plan is not _PASSIVE and not self._halted:
             q = self._plan["restore_order"]
             while self._queue_pos < len(q) and self._ahead_bytes < self.window:
                 first = q[self._queue_pos]
                 self._queue_pos += 1
                 h = self._order[first] if first < len(self._order) else None
-                if h is not None and h.away and not h.alive():
-                    h.away = False  # freed while away (a branch backward never reads): memlake dropped it
+                if h is None or not h.away or h.bwd_rank is not None:
                     continue
-                if h is not None and h.away and h.bwd_rank is None:
-                    self._restore(h, planned=True)
-                    h.ahead = True
-                    self._ahead_bytes += h.nbytes
+                if not h.alive():  # freed while away (a branch backward never reads): memlake dropped it
+                    h.away = False
+                    continue
+                self._restore(h, planned=True)
+                h.ahead = True
+                self._ahead_bytes += h.nbytes
         return t
 
     def finish(self):
         """The iteration's end (the optimizer step, or the next forward): a profile iteration's plan
-        is made here."""
-        if self._tracker is not None:
-            self._tracker.__exit__(None, None, None)
-            self._tracker = None
-            if self._order and not self._halted and self._fwd_end_counter is not None:
-                self._plans[self._sig] = self._last_plan = self._make_plan()
-        if self._hooks_ctx is not None:  # a forward that never reached its end (an exception)
+        is made here, and whatever is still away (no backward read it) comes back."""
+        if not self._active:
+            return
+        self._active = False
+        if self._hooks_ctx is not None:  # a forward that never reached its end (torch without always_call)
             self._hooks_ctx.__exit__(None, None, None)
             self._hooks_ctx = None
         self._in_forward = False
+        if self._tracker is not None:
+            tr, self._tracker = self._tracker, None
+            if _get_current_dispatch_mode is None or _get_current_dispatch_mode() is tr:
+                tr.__exit__(None, None, None)
+            else:  # another mode was pushed over it and not popped, or popped it: leave the stack alone
+                tr.disabled = True
+                self._halted = True
+            if self._order and not self._halted and self._fwd_end_counter is not None:
+                self._plans[self._sig] = self._last_plan = self._make_plan()
+        for g in self._order:
+            if g.ahead:
+                self.mover.ready(g.key)
+                g.ahead = False
+            if g.away and g.alive():
+                self._restore(g, planned=False)
+                self.st["act_returned_at_end"] += 1
+        self._ahead_bytes = 0
 
     def _make_plan(self):
         end = self._fwd_end_counter
@@ -398,7 +494,7 @@ class ActivationTiering:
                 for k, p in self._plans.items()}
 
     def last_plan(self):
-        """The plan of the latest profiled shape (None before the first)."""
+        """The plan of the latest profiled signature (None before the first)."""
         return self._last_plan
 
     def close(self):
@@ -408,9 +504,12 @@ class ActivationTiering:
         self._handles = []
 
 
-def _takes_kwargs():
+_PASSIVE = dict(packs=[], nbytes=[], evict_at={}, restore_order=[])  # an iteration that moves nothing
+
+
+def _takes(method, kw):
     import inspect
     try:
-        return "with_kwargs" in inspect.signature(_torch.nn.Module.register_forward_pre_hook).parameters
-    except (TypeError, ValueError):
+        return kw in inspect.signature(getattr(_torch.nn.Module, method)).parameters
+    except (TypeError, ValueError, AttributeError):
         return False

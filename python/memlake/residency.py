@@ -25,7 +25,7 @@ from ctypes import POINTER, c_double, c_int, c_size_t, c_uint32, c_uint64, c_voi
 
 from . import InvalidArgumentError, _check, _default, _lib
 
-__all__ = ["tag", "sleep", "wake", "evict", "restore", "host_tier", "residency_stats"]
+__all__ = ["tag", "sleep", "wake", "evict", "restore", "ready", "host_tier", "residency_stats"]
 
 TAG_READONLY = 1
 _MODES = {"offload": 0, "discard": 1}
@@ -56,6 +56,8 @@ for _name, _res, _args in [
         ("memlake_wake", c_int, [c_void_p, c_int, POINTER(_Report)]),
         ("memlake_evict", c_int, [c_void_p, c_void_p, c_int, c_int]),
         ("memlake_restore", c_int, [c_void_p, c_void_p, c_int]),
+        ("memlake_restore_ex", c_int, [c_void_p, c_void_p, c_int, c_int]),
+        ("memlake_restore_ready", c_int, [c_void_p, c_void_p, c_int]),
         ("memlake_settle", c_int, [c_void_p, c_int, c_int, POINTER(c_size_t)]),
         ("memlake_demote", c_int, [c_void_p, c_void_p, c_int]),
         ("memlake_host_tier_reserve", c_int, [c_void_p, c_int, c_size_t]),
@@ -187,9 +189,22 @@ def settle(wait=True, device=0, allocator=None):
     return n.value
 
 
-def restore(obj, device=0, allocator=None):
-    """Brings an evicted allocation back; its stream waits for the copy."""
-    _check(_lib.memlake_restore(_handle(allocator), _ptr(obj), _device(device)))
+_RESTORE_NO_WAIT = 0x1
+
+
+def restore(obj, device=0, allocator=None, wait=True):
+    """Brings an evicted allocation back; its stream waits for the copy. With
+    wait=False the copy is queued and nothing waits for it yet: call ready()
+    where the work that needs the bytes is about to be queued (a restore
+    issued ahead then overlaps the work queued in between); until then no
+    kernel may touch the allocation."""
+    _check(_lib.memlake_restore_ex(_handle(allocator), _ptr(obj), _device(device), 0 if wait else _RESTORE_NO_WAIT))
+
+
+def ready(obj, device=0, allocator=None):
+    """The allocation's stream waits for a restore(wait=False)'s copy (nothing
+    if it has none pending, or it completed)."""
+    _check(_lib.memlake_restore_ready(_handle(allocator), _ptr(obj), _device(device)))
 
 
 def host_tier(nbytes, device=0, allocator=None):

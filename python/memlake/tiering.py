@@ -133,6 +133,7 @@ class Tiering:
         self._where = ["gpu"] * n     # gpu | host | coming: where each parameter's tiered states are
         self._on_disk = [False] * n   # its evicted states were demoted to the disk tier
         self._out = [[] for _ in range(n)]  # the state tensors evicted (and not yet restored) of each
+        self._arriving = [[] for _ in range(n)]  # restored ahead: their stream waits at the step
         self._tiered = [True] * n     # the profile iteration tiers everything it can
         self._issue_at = {}           # position -> [parameter indices to restore there]
         self._stepped = [False] * n
@@ -174,19 +175,25 @@ class Tiering:
     def _state_bytes(self, i):
         return sum(v.nbytes for v in self._states(i))
 
-    def _restore(self, i, planned):
+    def _restore(self, i, planned, wait=None):
+        """Brings parameter i's evicted states back. A planned restore (wait=False) queues the copies
+        and nothing waits for them until _ready(i) at the step, so they overlap the backward work
+        queued in between; an on-demand one (or wait=True) makes the stream wait at once."""
         out = self._out[i]
+        wait = (not planned) if wait is None else wait
         if not out:
             return
         t0 = _time.perf_counter() if self._on_disk[i] else None
         while out:  # what came back is off the list at once: a failure leaves the rest to retry
             v = out[0]
             try:
-                _res.restore(v, device=self.device)
+                _res.restore(v, device=self.device, wait=wait)
             except OutOfMemoryError as e:
                 raise OutOfMemoryError(f"tier(): restoring the optimizer states of {self._names[i]} "
                                        f"({v.nbytes} bytes) does not fit the budget: {e}") from None
             out.pop(0)
+            if not wait:
+                self._arriving[i].append(v)
             self._st["restored_bytes"] += v.nbytes
             if t0 is not None:
                 self._st["disk_restored_bytes"] += v.nbytes
@@ -196,7 +203,14 @@ class Tiering:
         self._where[i] = "coming"
         self._st["restores_planned" if planned else "restores_on_demand"] += 1
 
+    def _ready(self, i):
+        """The stream waits, here, for the copies of parameter i's states restored ahead."""
+        for v in self._arriving[i]:
+            _res.ready(v, device=self.device)
+        self._arriving[i] = []
+
     def _evict(self, i):
+        self._arriving[i] = []  # restored ahead, not used: the engine orders the copy out after the copy in
         moved = 0
         for v in self._states(i):
             try:
@@ -258,6 +272,7 @@ class Tiering:
             # they replace ours (the evicted old ones go when they are dropped).
             o.state[p] = theirs
             self._out[i] = []
+            self._arriving[i] = []
             self._where[i] = "gpu"
         if self._plan is None and self._out[i]:  # the profile: how long this restore held compute up
             a = _torch.cuda.Event(enable_timing=True)
@@ -268,6 +283,7 @@ class Tiering:
             self._stalls.append((a, b))
         else:
             self._restore(i, planned=False)
+        self._ready(i)
         o.step()
         p.grad = None
         self._stepped[i] = True
@@ -362,7 +378,8 @@ class Tiering:
     def _state_dict(self):
         # Every state back on the GPU first: a state_dict (torch.save) reads them.
         for i in range(len(self._params)):
-            self._restore(i, planned=True)
+            self._restore(i, planned=True, wait=True)
+            self._ready(i)
         return self._user_state_dict()
 
     # ---- planning from the profile iteration
@@ -437,7 +454,8 @@ class Tiering:
         # What the plan keeps resident comes back now.
         for i in range(len(self._params)):
             if not self._tiered[i]:
-                self._restore(i, planned=True)
+                self._restore(i, planned=True, wait=True)
+                self._ready(i)
 
     # ---- observability
     def stats(self):
@@ -487,7 +505,8 @@ class Tiering:
         if self._act is not None:
             self._act.close()
         for i in range(len(self._params)):
-            self._restore(i, planned=True)
+            self._restore(i, planned=True, wait=True)
+            self._ready(i)
         _res.settle(device=self.device)
         self.optimizer.step, self.optimizer.state_dict = self._user_step, self._user_state_dict
 

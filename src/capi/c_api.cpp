@@ -771,6 +771,22 @@ memlake_status memlake_restore(memlake_allocator* a, void* ptr, int device) {
   return guarded([&] { a->device(device).restore(ptr); });
 }
 
+memlake_status memlake_restore_ex(memlake_allocator* a, void* ptr, int device, int flags) {
+  if (!a || !ptr) return null_arg("allocator or ptr");
+  if (flags & ~MEMLAKE_RESTORE_NO_WAIT) {
+    t_last_error = "memlake_restore_ex: unknown flags " + std::to_string(flags);
+    return MEMLAKE_ERROR_INVALID_ARGUMENT;
+  }
+  return guarded([&] { a->device(device).restore(ptr, (flags & MEMLAKE_RESTORE_NO_WAIT) == 0); });
+}
+
+memlake_status memlake_restore_ready(memlake_allocator* a, void* ptr, int device) {
+  if (!a || !ptr) return null_arg("allocator or ptr");
+  return guarded([&] {
+    if (DeviceAllocator* d = a->existing(device)) d->restore_ready(ptr);
+  });
+}
+
 memlake_status memlake_host_tier_reserve(memlake_allocator* a, int device, size_t bytes) {
   if (!a) return null_arg("allocator");
   return guarded([&] { a->device(device).reserve_host_tier(bytes); });

@@ -90,6 +90,7 @@ FreeInfo DeviceAllocator::free_locked(void* ptr, prim::Stream stream) {
 }
 
 FreeInfo DeviceAllocator::free_now(void* ptr, prim::Stream stream) {
+  res_.before_free(ptr);
   FreeInfo fi = alloc_.free(ptr);
   res_.on_free(ptr);
   rec_.on_free(fi, alloc_.gauges());
@@ -323,8 +324,13 @@ void DeviceAllocator::set_disk_tier(const std::string& dir, std::size_t limit, r
   res_.set_disk(dir, limit, ops);
 }
 
-void DeviceAllocator::restore(void* ptr) {
-  gauged([&] { res_.restore(ptr); });
+void DeviceAllocator::restore(void* ptr, bool wait) {
+  gauged([&] { res_.restore(ptr, wait); });
+}
+
+void DeviceAllocator::restore_ready(void* ptr) {
+  std::lock_guard<std::mutex> g(mu_);
+  res_.ready(ptr);
 }
 
 void DeviceAllocator::reserve_host_tier(std::size_t bytes) {

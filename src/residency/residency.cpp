@@ -56,6 +56,8 @@ void Residency::reclaim(bool wait) {
   for (Pending& p : pending_) {
     if (wait) be_.wait_event(p.event);
     if (wait || be_.query_event(p.event)) {
+      // The copy is complete: nothing needs to wait for it any more.
+      if (auto a = arriving_.find(p.ptr); a != arriving_.end() && a->second.event == p.event) arriving_.erase(a);
       be_.destroy_event(p.event);
       host_.give(p.ext);
     } else {
@@ -63,6 +65,18 @@ void Residency::reclaim(bool wait) {
     }
   }
   pending_.resize(kept);
+}
+
+void Residency::arrive(std::uintptr_t ptr) {
+  auto a = arriving_.find(ptr);
+  if (a == arriving_.end()) return;
+  if (!be_.query_event(a->second.event)) be_.stream_wait(a->second.stream, a->second.event);  // else: arrived
+  arriving_.erase(a);
+}
+
+void Residency::ready(void* ptr) {
+  const std::uintptr_t p = alloc_.resident(ptr).ptr;  // a foreign pointer is an error, as everywhere
+  if (!arriving_.empty()) arrive(p);
 }
 
 void Residency::give(Entry& e) {
@@ -350,6 +364,7 @@ void Residency::evict(void* ptr, Mode mode, bool wait) {
   settle(false);
   const core::Resident r = alloc_.resident(ptr);
   if (r.evicted) throw_error(Errc::invalid_argument, "evict(" + hex_ptr(r.ptr) + "): already evicted");
+  arrive(r.ptr);  // restored without a wait and not used since: its copy out follows its copy in
   auto it = entries_.find(r.ptr);
   if (it != entries_.end() && it->second.leaving)
     throw_error(Errc::invalid_argument, "evict(" + hex_ptr(r.ptr) + "): already being evicted");
@@ -477,7 +492,7 @@ std::size_t Residency::settle(bool wait) {
   return n;
 }
 
-void Residency::restore(void* ptr) {
+void Residency::restore(void* ptr, bool wait) {
   streams();
   reclaim(false);
   settle(false);
@@ -525,8 +540,11 @@ void Residency::restore(void* ptr) {
     // once the copy is complete.
     be_.copy_to_device_async(r.ptr, host_.addr(*e.ext), e.bytes, h2d_);
     const prim::Event done = be_.record_event(h2d_);
-    be_.stream_wait(r.stream, done);
-    pending_.push_back(Pending{done, *e.ext});
+    if (wait)
+      be_.stream_wait(r.stream, done);
+    else
+      arriving_[r.ptr] = Arriving{r.stream, done};
+    pending_.push_back(Pending{done, *e.ext, r.ptr});
     st_.bytes_restored += e.bytes;
     e.ext.reset();
   }

@@ -107,7 +107,14 @@ class Residency {
   // eviction (the bytes never left). Evictions and restores run on
   // separate streams, so both directions move at once.
   void evict(void* ptr, Mode mode, bool wait = true);
-  void restore(void* ptr);
+  // With `wait` (the default) the allocation's stream waits for the copy at
+  // once. Without, the copy is queued and nothing waits for it yet: ready()
+  // makes the allocation's stream wait, at the point its work needs the bytes
+  // (a prefetch issued ahead then overlaps the work queued in between). Until
+  // then no kernel may touch the allocation. A free, an evict or a sleep of
+  // an allocation still arriving waits for its copy first (on its stream).
+  void restore(void* ptr, bool wait = true);
+  void ready(void* ptr);  // nothing if its copy is not pending
   // Unmaps leaving allocations whose copies completed (`wait`: all of
   // them, blocking until their copies complete); returns how many.
   std::size_t settle(bool wait);
@@ -127,6 +134,12 @@ class Residency {
   // Called on every free of a large allocation (cheap when nothing is tracked).
   void on_free(void* ptr) {
     if (!entries_.empty()) forget(reinterpret_cast<std::uintptr_t>(ptr));
+  }
+  // Before a free: an allocation whose restored bytes are still arriving is
+  // freed after them (its stream waits), so its pages are not reused under
+  // the copy.
+  void before_free(void* ptr) {
+    if (!arriving_.empty()) arrive(reinterpret_cast<std::uintptr_t>(ptr));
   }
   void reserve_host(std::size_t bytes) { host_.reserve(bytes); }
   ResidencyStats stats() const;
@@ -149,6 +162,7 @@ class Residency {
   void streams();  // and the host tier's first chunk
   void reclaim(bool wait);  // extents of restores whose copies completed
   void give(Entry& e);
+  void arrive(std::uintptr_t ptr);  // its stream waits for a pending restore's copy
 
   prim::Backend& be_;
   core::Allocator& alloc_;
@@ -161,7 +175,15 @@ class Residency {
   struct Pending {
     prim::Event event;
     HostTier::Extent ext;
+    std::uintptr_t ptr = 0;  // the allocation restored
   };
+  // Restores queued without a wait: allocation -> (its stream, its copy's event,
+  // owned by pending_; the entry goes when the event completes or is waited for).
+  struct Arriving {
+    prim::Stream stream;
+    prim::Event event;
+  };
+  std::unordered_map<std::uintptr_t, Arriving> arriving_;
   std::vector<Pending> pending_;  // host extents still read by a restore's copy
   bool asleep_ = false;
   std::size_t leaving_ = 0;  // entries with an eviction in flight

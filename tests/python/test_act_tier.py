@@ -13,31 +13,56 @@ from memlake.act_tier import ActivationTiering, storage_of  # noqa: E402
 
 
 class PoisonMover:
+    """The residency engine's contract on the CPU: an evicted storage reads NaN until restored; a
+    storage freed while away is forgotten (as memlake forgets a freed allocation)."""
+
     def __init__(self, min_bytes=4096):
         self.min_bytes, self.away, self.evictions, self.restores = min_bytes, {}, 0, 0
+        self.pending, self.readied = set(), 0  # restores without a wait, not yet ready()
+        self.refs = {}
+
+    def live_away(self):
+        """Keys of storages away and still alive."""
+        return [k for k in self.away if not self.refs[k].expired()]
 
     def eligible(self, t):
         return t.dtype.is_floating_point and storage_of(t)[1] >= self.min_bytes
 
-    def evict(self, key, t):
-        assert key not in self.away and t is not None
+    @staticmethod
+    def _base(t):
+        """A flat tensor over t's whole storage (not kept: the storage dies with its graph)."""
         s = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
-        base = torch.tensor([], dtype=t.dtype).set_(s) if not hasattr(t, "untyped_storage") else \
-            torch.tensor([], dtype=torch.uint8).set_(s).view(t.dtype)
-        self.away[key] = (base, base.clone())
+        if hasattr(t, "untyped_storage"):
+            return torch.tensor([], dtype=torch.uint8).set_(s).view(t.dtype)
+        return torch.tensor([], dtype=t.dtype).set_(s)
+
+    def evict(self, key, t):
+        if key in self.away and self.refs[key].expired():  # freed while away: forgotten, as memlake does
+            del self.away[key]
+        assert key not in self.away and t is not None
+        base = self._base(t)
+        from torch.multiprocessing.reductions import StorageWeakRef
+        self.away[key] = base.clone()
+        self.refs[key] = StorageWeakRef(t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage())
         base.fill_(float("nan"))
         self.evictions += 1
         return True
 
-    def restore(self, key, t):
-        base, saved = self.away.pop(key)
-        base.copy_(saved)
+    def restore(self, key, t, wait=True):
+        assert t is not None, "a restore needs a live tensor on the storage"
+        self._base(t).copy_(self.away.pop(key))
         self.restores += 1
+        if not wait:
+            self.pending.add(key)
+
+    def ready(self, key):
+        self.pending.discard(key)
+        self.readied += 1
 
     def settle(self):
         pass
 
-    def allocated(self):
+    def gpu_bytes(self):
         return None
 
 
@@ -138,8 +163,10 @@ def test_saved_activations_leave_and_come_back_unchanged():
     assert mover.restores == mover.evictions and not mover.away  # everything came back
     plan = tiered[2].last_plan()
     assert plan["evicted_bytes"] > 0 and plan["kept_bytes"] == 0
-    # Planned iterations restore ahead of backward, not on demand.
+    # Planned iterations restore ahead of backward, not on demand, and each such restore's stream
+    # waits at its own read.
     assert st["act_restores_planned"] > 0
+    assert mover.readied == st["act_restores_planned"] and not mover.pending
 
 
 def test_a_use_no_operator_saves_is_seen_and_kept():
@@ -205,3 +232,133 @@ def test_no_grad_forward_is_left_alone():
     act.finish()
     assert act.st["act_iterations"] == 0 and mover.evictions == 0
     act.close()
+
+
+def _rig(**kw):
+    torch.manual_seed(0)
+    model = Blocks(**kw)
+    mover = PoisonMover()
+    act = ActivationTiering(model, mover, exclude={storage_of(p)[0] for p in model.parameters()})
+    return model, mover, act
+
+
+def _step(model, act, x):
+    model(x).backward()
+    act.finish()
+    model.zero_grad()
+
+
+def test_a_forward_without_backward_gives_everything_back():
+    model, mover, act = _rig()
+    x = torch.randn(32, 64)
+    for _ in range(2):  # profile, then planned
+        _step(model, act, x)
+    before = x.clone()
+    loss = model(x)  # planned: storages leave; then the graph is dropped without a backward
+    assert mover.away, "the planned iteration evicted"
+    del loss
+    act.finish()
+    assert not mover.live_away() and torch.equal(x, before)
+    assert act.st["act_returned_at_end"] > 0
+
+
+def test_a_forward_that_raises_leaves_no_hook_and_no_storage_away():
+    model, mover, act = _rig()
+    x = torch.randn(32, 64)
+    for _ in range(2):
+        _step(model, act, x)
+    boom = {"on": True}
+
+    def fail(module, args):
+        if boom["on"]:
+            raise ValueError("boom")
+    h = model.blocks[4].register_forward_pre_hook(fail)
+    with pytest.raises(ValueError):
+        model(x)
+    act.finish()  # what tier()'s optimizer step (or the next forward) does; torch >= 2 also ends it at once
+    assert not mover.live_away()
+    y = torch.randn(8, requires_grad=True)  # unrelated autograd work: no hook of ours left
+    (y.exp() * 2).sum().backward()
+    assert torch.equal(y.grad, 2 * y.exp().detach())
+    h.remove()
+    _step(model, act, x)  # and training goes on
+
+
+def test_an_in_place_change_to_a_saved_tensor_is_autograds_error():
+    torch.manual_seed(0)
+    lin = torch.nn.Sequential(torch.nn.Linear(64, 64))
+    act = ActivationTiering(lin, PoisonMover(min_bytes=1 << 40))  # moves nothing: the check alone
+    x = torch.randn(32, 64, requires_grad=True)
+    h = x * 2
+    y = lin(h)  # Linear saves h
+    h.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+    act.close()
+
+
+def test_saved_outputs_are_freed_with_their_graph():
+    import gc
+    model, mover, act = _rig()
+    x = torch.randn(32, 64)
+    loss = model(x)
+    groups = list(act._order)
+    assert groups
+    try:
+        del loss
+        gc.collect()
+        xs = storage_of(x)[0]
+        assert all(not g.alive() or g.key == xs for g in groups), "a saved tensor outlived its graph (a cycle)"
+    finally:
+        act.finish()
+
+
+def test_plain_arguments_are_part_of_the_signature():
+    class Flag(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = torch.nn.Linear(64, 256), torch.nn.Linear(256, 64)
+
+        def forward(self, x, double=False):
+            h = torch.relu(self.a(x))
+            if double:
+                h = h + h
+            return self.b(h).square().mean()
+    torch.manual_seed(0)
+    model = Flag()
+    act = ActivationTiering(model, PoisonMover(min_bytes=1024))
+    x = torch.randn(64, 64)
+    for flag in (False, True, False, True):
+        model(x, flag).backward()  # positional: torch < 2 shows pre-hooks no keyword arguments
+        act.finish()
+    assert act.st["act_profiles"] == 2 and act.st["act_mismatches"] == 0, act.st
+
+
+def test_a_no_grad_forward_between_forward_and_backward_keeps_the_profile():
+    model, mover, act = _rig()
+    x = torch.randn(32, 64)
+    loss = model(x)
+    with torch.no_grad():
+        model(x)  # a reference pass
+    loss.backward()
+    act.finish()
+    assert act.st["act_profiles"] == 1
+    assert act.last_plan() is not None and act.last_plan()["restore_order"], act.last_plan()
+
+
+def test_another_dispatch_mode_makes_the_iteration_passive():
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Count(TorchDispatchMode):
+        n = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            Count.n += 1
+            return func(*args, **(kwargs or {}))
+    model, mover, act = _rig()
+    x = torch.randn(32, 64)
+    with Count():
+        _step(model, act, x)
+    assert act.st["act_passive"] == 1 and mover.evictions == 0 and Count.n > 0
+    _step(model, act, x)  # no mode: profiled now
+    assert act.st["act_profiles"] == 1 and mover.evictions > 0

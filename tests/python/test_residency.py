@@ -160,3 +160,19 @@ def test_evict_demote_restore_through_the_disk_tier(tmp_path):
         a.free(p)
     finally:
         a.close()
+
+
+def test_a_restore_without_a_wait_and_ready(alloc):
+    p = alloc.alloc(400_000)
+    data = bytes((i * 13) & 0xFF for i in range(400_000))
+    _write(p, data)
+    memlake.evict(p, allocator=alloc)
+    memlake.restore(p, allocator=alloc, wait=False)  # queued; the stream waits at ready()
+    memlake.ready(p, allocator=alloc)
+    memlake.ready(p, allocator=alloc)  # nothing pending: nothing to do
+    assert _read(p, 400_000) == data
+    memlake.evict(p, allocator=alloc)
+    memlake.restore(p, allocator=alloc, wait=False)
+    alloc.free(p)  # freed before ready(): ordered after the copy, no error
+    with pytest.raises(memlake.InvalidArgumentError):
+        memlake.ready(12345, allocator=alloc)  # not an allocation
