@@ -133,7 +133,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       case 5: {  // restore
         if (live.empty()) break;
         Live& l = live[idx];
-        const memlake_status s = memlake_restore(a, l.p, 0);
+        // Sometimes without a wait (a prefetch), then ready() now or never: a later free, evict or
+        // sleep must order itself after the copy.
+        const bool nowait = in.u8() & 1;
+        const memlake_status s = nowait ? memlake_restore_ex(a, l.p, 0, MEMLAKE_RESTORE_NO_WAIT) : memlake_restore(a, l.p, 0);
+        if (nowait && s == MEMLAKE_OK && (in.u8() & 1)) require(memlake_restore_ready(a, l.p, 0) == MEMLAKE_OK);
         if (l.st == St::Resident) {
           require(s == MEMLAKE_ERROR_INVALID_ARGUMENT);
         } else {
