@@ -8,8 +8,11 @@ enable(**options)
     memlake, which stitches free pages whenever nothing cached fits: this is
     what brings the reserved memory down to what is live. It must run before
     the first CUDA allocation. torch.cuda.memory_stats() and friends are
-    then unavailable (PyTorch's limitation); use memlake.stats() and
-    memlake.summary(). An out-of-memory raises torch.OutOfMemoryError
+    answered by memlake (enable() installs memlake's versions of
+    torch.cuda.memory_stats, memory_allocated, max_memory_allocated,
+    memory_reserved, max_memory_reserved, reset_peak_memory_stats and
+    memory_summary: PyTorch's pluggable allocator has none); memlake.stats()
+    is the full view. An out-of-memory raises torch.OutOfMemoryError
     ("memlake: CUDA out of memory. ..." with memlake's summary): enable()
     compiles a small wrapper against the installed PyTorch on first use
     (memlake._torch_oom, cached; MEMLAKE_TORCH_OOM=0 skips it). Where it
@@ -50,7 +53,10 @@ __all__ = ["enable", "pool", "enabled", "oom_errors", "OutOfMemoryError", "is_oo
 _OOM_PREFIX = "memlake: CUDA out of memory"
 
 
-class OutOfMemoryError(_MemlakeOOM, _torch.OutOfMemoryError):
+_TorchOOM = getattr(_torch, "OutOfMemoryError", None) or _torch.cuda.OutOfMemoryError  # torch < 2: only the latter
+
+
+class OutOfMemoryError(_MemlakeOOM, _TorchOOM):
     """Out of memory in memlake, catchable as torch.OutOfMemoryError."""
 
 
@@ -117,6 +123,60 @@ def enable(**options):
                     f"({e}); call it before the first CUDA allocation, or use memlake.torch.pool()") from None
     _state["enabled"] = alloc
     _announce_graphs()
+    _answer_torch_stats()
+
+
+# ---- torch.cuda's memory statistics under enable(), answered by memlake.
+
+def torch_stats_functions():
+    """torch.cuda.memory_stats() and friends over memlake's statistics (same key names where the
+    meaning matches; memlake.* keys for the rest). PyTorch's pluggable allocator answers none of
+    them (a RuntimeError), so enable() installs these in torch.cuda and torch.cuda.memory: code
+    and libraries that read torch.cuda.max_memory_allocated() and the like keep working."""
+    import collections
+    from . import summary as _summary
+
+    def dev(device):
+        if device is None:
+            return _torch.cuda.current_device()
+        if isinstance(device, _torch.device):
+            return device.index if device.index is not None else _torch.cuda.current_device()
+        if isinstance(device, str):
+            return dev(_torch.device(device))
+        return int(device)
+
+    def memory_stats(device=None):
+        return collections.OrderedDict(sorted(_default().stats(dev(device)).items()))
+
+    def memory_allocated(device=None):
+        return _default().stats(dev(device))["allocated_bytes.all.current"]
+
+    def max_memory_allocated(device=None):
+        return _default().stats(dev(device))["allocated_bytes.all.peak"]
+
+    def memory_reserved(device=None):
+        return _default().stats(dev(device))["reserved_bytes.all.current"]
+
+    def max_memory_reserved(device=None):
+        return _default().stats(dev(device))["reserved_bytes.all.peak"]
+
+    def reset_peak_memory_stats(device=None):
+        _default().reset_peak_stats(dev(device))
+
+    def memory_summary(device=None, abbreviated=False):
+        return _summary(dev(device))
+
+    return dict(memory_stats=memory_stats, memory_allocated=memory_allocated,
+                max_memory_allocated=max_memory_allocated, memory_reserved=memory_reserved,
+                max_memory_reserved=max_memory_reserved, reset_peak_memory_stats=reset_peak_memory_stats,
+                reset_max_memory_allocated=reset_peak_memory_stats, memory_summary=memory_summary)
+
+
+def _answer_torch_stats():
+    import torch.cuda.memory as m
+    for name, f in torch_stats_functions().items():
+        setattr(m, name, f)
+        setattr(_torch.cuda, name, f)
 
 
 # ---- CUDA graphs under enable(): tell memlake about every capture and its pool.
@@ -223,7 +283,7 @@ def pool(**options):
 
 def is_oom(exc):
     """True for an exception that is memlake's out-of-memory, whatever PyTorch wrapped it in."""
-    return isinstance(exc, (_MemlakeOOM, _torch.OutOfMemoryError)) or (
+    return isinstance(exc, (_MemlakeOOM, _TorchOOM)) or (
         isinstance(exc, RuntimeError) and str(exc).lstrip().startswith(_OOM_PREFIX))
 
 

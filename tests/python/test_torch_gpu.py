@@ -36,6 +36,10 @@ def test_enable_runs_tensors_and_reports_stats():
         torch.cuda.synchronize()
         assert int(b.sum().item()) == 12 << 20
         print("stitches", memlake.stats()["memlake.stitches"])
+        # torch's own statistics answer from memlake (the pluggable allocator has none)
+        assert torch.cuda.memory_allocated() == memlake.stats()["allocated_bytes.all.current"]
+        assert torch.cuda.max_memory_reserved() >= torch.cuda.memory_reserved() > 0
+        assert torch.cuda.memory_stats()["num_ooms"] == 0
         print(memlake.summary())
     """)
     assert "memlake memory summary" in out
@@ -355,3 +359,43 @@ def test_cuda_graph_captured_before_sleep_replays_after_wake_under_pool():
         print("ok")
     """)
     assert "ok" in out
+
+
+FSDP = """
+import os, torch, torch.distributed as dist
+import memlake, memlake.torch as mt
+torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+mt.enable()
+dist.init_process_group("nccl")
+rank = dist.get_rank()
+from torch.distributed.fsdp import fully_shard
+torch.manual_seed(0)
+model = torch.nn.Sequential(*[torch.nn.Linear(1024, 1024) for _ in range(4)]).cuda()
+for m in model:
+    fully_shard(m)
+fully_shard(model)
+opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+g = torch.Generator(device="cuda").manual_seed(1)
+for step in range(3):
+    loss = model(torch.randn(64, 1024, device="cuda", generator=g)).square().mean()
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+s = memlake.stats()
+print(f"RANK{rank} OK loss={loss.item():.6f} peak={s['requested_bytes.all.peak']}", flush=True)
+dist.destroy_process_group()
+"""
+
+
+def test_fsdp2_under_torchrun_trains_with_memlake_in_every_rank(tmp_path):
+    # issue 25: a torchrun job with FSDP2 (fully_shard), memlake in every rank, a trace per rank.
+    if not hasattr(__import__("torch.distributed.fsdp", fromlist=["fully_shard"]), "fully_shard"):
+        pytest.skip("this torch has no FSDP2 (fully_shard)")
+    script = tmp_path / "fsdp.py"
+    script.write_text(FSDP)
+    env = dict(os.environ, PYTHONPATH=":".join(sys.path), MEMLAKE_TRACE=str(tmp_path / "trace.%r.csv.gz"))
+    p = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=1",
+                        str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert p.returncode == 0, f"stdout:\n{p.stdout}\nstderr:\n{p.stderr[-4000:]}"
+    assert "RANK0 OK" in p.stdout, p.stdout
+    assert (tmp_path / "trace.0.csv.gz").exists(), list(tmp_path.iterdir())
