@@ -12,7 +12,8 @@ if not torch.cuda.is_available():
 
 from test_torch_gpu import run  # noqa: E402
 
-TRAIN = """
+# Both scenarios: the same training with and without tier(), deterministic kernels.
+PRELUDE = """
 import json, os
 os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"
 import torch, memlake, memlake.torch as mt
@@ -21,6 +22,9 @@ if TIER:
     mt.enable()
 torch.manual_seed(0)
 torch.use_deterministic_algorithms(True)
+"""
+
+TRAIN = PRELUDE + """
 model = torch.nn.Sequential(*[torch.nn.Linear(2048, 2048) for _ in range(8)]).cuda()
 opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
 sched = torch.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
@@ -60,15 +64,7 @@ def test_tiered_training_moves_states_and_keeps_the_losses():
     assert tiered["nstate"] == plain["nstate"] == 16  # the user's optimizer sees every state
 
 
-ACT = """
-import json, os
-os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"
-import torch, memlake, memlake.torch as mt
-TIER = {tier}
-if TIER:
-    mt.enable()
-torch.manual_seed(0)
-torch.use_deterministic_algorithms(True)
+ACT = PRELUDE + """
 class Block(torch.nn.Module):
     def __init__(self):
         super().__init__()
