@@ -44,7 +44,6 @@ Not detected, so do not: clip gradients (clip_grad_norm_ finds none: they
 were consumed in backward), or run the step on another stream than the one
 the states were created on.
 """
-import json
 import time as _time
 import types
 
