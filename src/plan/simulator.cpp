@@ -181,9 +181,21 @@ class Sim {
     double lat = m_.pcie_latency_s + (ssd ? (in ? m_.ssd_read_latency_s : m_.ssd_write_latency_s) : 0);
     Xfer x{t, lat, static_cast<double>(bytes(t)), demand};
     auto& d = q_[q];
-    // A demand copy goes right behind the one already moving.
-    if (demand && !d.empty()) d.insert(d.begin() + 1, x);
-    else d.push_back(x);
+    if (demand && in) {
+      // A fault is served before any prefetch, even one already moving (which
+      // pauses and resumes after): G10's batcher empties its page-fault queues
+      // before its prefetch queues in every PCIe batch, so a faulted tensor
+      // never waits behind a prefetch's remaining bytes. Faults keep their order.
+      auto it = d.begin();
+      while (it != d.end() && it->demand) ++it;
+      d.insert(it, x);
+    } else if (demand && !d.empty()) {
+      // A demand eviction goes right behind the one already moving: G10 evicts
+      // for a fault in the same batch as its planned evictions, which go first.
+      d.insert(d.begin() + 1, x);
+    } else {
+      d.push_back(x);
+    }
   }
 
   void start_out(TensorId t, Tier tier, bool demand) {

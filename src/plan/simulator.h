@@ -12,8 +12,10 @@
 //   or (schedule.prefetch_evicts, as UVM) evicts victims. An evicted tensor's
 //   memory is free when its copy ends.
 // - On demand: a kernel that needs a tensor elsewhere fetches it ahead of
-//   queued prefetches and pays the fault latency once; when it needs room it
-//   evicts victims (schedule.victim) to host, or to SSD when host is full.
+//   every prefetch, the one already moving included (it pauses and resumes
+//   after: G10's batcher serves page faults before prefetches in every PCIe
+//   batch), and pays the fault latency once; when it needs room it evicts
+//   victims (schedule.victim) to host, or to SSD when host is full.
 // - Machine::overlap_arrivals (UVM, G10's simulator): a kernel may start while
 //   its inputs arrive and ends when they have; a fetch may start against
 //   pages still leaving. Off (strict): inputs first, memory never over.
