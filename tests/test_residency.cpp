@@ -206,6 +206,9 @@ TEST(Residency, EvictionDuringACaptureIsRefused) {
   EXPECT_EQ(r.dev->residency_stats().evicted_now, 0u);
   r.dev->capture_end(s);
   r.dev->evict(a.p, Mode::offload);
+  r.dev->capture_begin(s, 1);
+  EXPECT_EQ(error_of([&] { r.dev->restore(a.p); }), Errc::invalid_argument) << "its copy would go into the graph";
+  r.dev->capture_end(s);
   r.dev->restore(a.p);
   EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
   r.dev->graph_pool_release(1);
@@ -398,6 +401,15 @@ TEST(Residency, ARestoreWithoutAWaitMakesTheStreamWaitOnlyWhenReady) {
   EXPECT_FALSE(log->waited(s, copy_a2)) << "its copy had completed";
   EXPECT_TRUE(holds(dev.backend(), a.p, a.n, a.seed));
   EXPECT_EQ(error_of([&] { dev.restore_ready(reinterpret_cast<void*>(0x10)); }), Errc::invalid_argument);
+  // Every pending copy at once (what memlake.torch does before a graph capture begins).
+  dev.evict(a.p, Mode::offload);
+  dev.evict(c.p, Mode::offload);
+  dev.restore(a.p, /*wait=*/false);
+  const prim::Event ca = log->recorded.back();
+  dev.restore(c.p, /*wait=*/false);
+  const prim::Event cc = log->recorded.back();
+  dev.restore_ready(nullptr);
+  EXPECT_TRUE(log->waited(s, ca) && log->waited(s, cc));
   dev.check();
   dev.free(a.p);
   dev.free(c.p);

@@ -241,7 +241,9 @@ MEMLAKE_API memlake_status memlake_restore(memlake_allocator* a, void* ptr, int 
  * overlaps the work queued in between. No kernel may touch the allocation
  * before that. A free, an evict or a sleep of it in between waits for the
  * copy first (on its stream). memlake_restore_ready of an allocation with no
- * pending copy does nothing. */
+ * pending copy does nothing; with ptr NULL it covers every allocation of the
+ * device with a copy pending (memlake.torch calls it before a CUDA graph
+ * capture begins: a restore during a capture is refused). */
 #define MEMLAKE_RESTORE_NO_WAIT 0x1
 MEMLAKE_API memlake_status memlake_restore_ex(memlake_allocator* a, void* ptr, int device, int flags);
 MEMLAKE_API memlake_status memlake_restore_ready(memlake_allocator* a, void* ptr, int device);

@@ -205,6 +205,7 @@ class ActivationTiering:
         self._bwd = 0           # first unpacks so far (they rank the groups)
         self._queue_pos = 0
         self._ahead_bytes = 0
+        self._ahead = []        # groups restored ahead and not read yet
         self._halted = False    # a mismatch: no more evictions this iteration
         self._fwd_end_counter = None
         self._nonact = None
@@ -395,11 +396,16 @@ class ActivationTiering:
                 self._mark("u", g.first)
         if g.ahead:  # restored ahead: its stream waits for the copy here, not when it was issued
             g.ahead = False
+            self._ahead.remove(g)
             self._ahead_bytes -= g.nbytes
             self.mover.ready(g.key)
         if g.away:
             self._restore(g, planned=False)
         if self._plan is not None and self._plan is not _PASSIVE and not self._halted:
+            for h in [h for h in self._ahead if not h.alive()]:  # freed before their read: out of the window
+                self._ahead.remove(h)
+                h.ahead = False
+                self._ahead_bytes -= h.nbytes
             q = self._plan["restore_order"]
             while self._queue_pos < len(q) and self._ahead_bytes < self.window:
                 first = q[self._queue_pos]
@@ -412,6 +418,7 @@ class ActivationTiering:
                     continue
                 self._restore(h, planned=True)
                 h.ahead = True
+                self._ahead.append(h)
                 self._ahead_bytes += h.nbytes
         return t
 
@@ -436,12 +443,14 @@ class ActivationTiering:
                 self._plans[self._sig] = self._last_plan = self._make_plan()
         for g in self._order:
             if g.ahead:
-                self.mover.ready(g.key)
                 g.ahead = False
+                if g.alive():  # a freed one is no allocation any more (and the engine ordered its free)
+                    self.mover.ready(g.key)
             if g.away and g.alive():
                 self._restore(g, planned=False)
                 self.st["act_returned_at_end"] += 1
         self._ahead_bytes = 0
+        self._ahead = []
 
     def _make_plan(self):
         end = self._fwd_end_counter

@@ -267,8 +267,11 @@ class Tiering:
                 mine[k] = v
         theirs = self.optimizer.state.get(p)
         if theirs is not None and o.state.get(p) is not theirs:
-            # load_state_dict() gave the user's optimizer new states (resident):
-            # they replace ours (the evicted old ones go when they are dropped).
+            # load_state_dict() gave the user's optimizer new states: they replace ours. The old
+            # ones come back first (the new ones may be the same tensors, e.g. a state dict kept
+            # in memory and loaded again); then they go when they are dropped.
+            self._restore(i, planned=False)
+            self._ready(i)
             o.state[p] = theirs
             self._out[i] = []
             self._arriving[i] = []

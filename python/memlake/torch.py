@@ -224,6 +224,9 @@ def _announce_graphs():
         begin, end, reset = G.capture_begin, G.capture_end, G.reset
 
         def capture_begin(self, *args, **kwargs):
+            # Restores still arriving (tier()'s prefetches) are waited for on their streams before
+            # the capture: no wait on a copy from outside may go into the graph.
+            _check(_lib.memlake_restore_ready(_default_handle(), None, _torch.cuda.current_device()))
             begin(self, *args, **kwargs)
             device = _torch.cuda.current_device()
             stream = _torch.cuda.current_stream(device).cuda_stream

@@ -781,7 +781,7 @@ memlake_status memlake_restore_ex(memlake_allocator* a, void* ptr, int device, i
 }
 
 memlake_status memlake_restore_ready(memlake_allocator* a, void* ptr, int device) {
-  if (!a || !ptr) return null_arg("allocator or ptr");
+  if (!a) return null_arg("allocator");
   return guarded([&] {
     if (DeviceAllocator* d = a->existing(device)) d->restore_ready(ptr);
   });

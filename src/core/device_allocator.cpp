@@ -162,6 +162,7 @@ void* DeviceAllocator::pool_alloc(GraphPool& gp, std::size_t size, prim::Stream 
 bool DeviceAllocator::pool_free(void* ptr, FreeInfo* fi) {
   auto it = pool_blocks_.find(reinterpret_cast<std::uintptr_t>(ptr));
   if (it == pool_blocks_.end()) return false;
+  res_.before_free(ptr);  // a block kept for its pool is reused too: not under a copy still arriving
   PoolBlock& b = it->second;
   if (b.free)
     throw_error(Errc::invalid_argument, "free(" + hex_ptr(reinterpret_cast<std::uintptr_t>(ptr)) +
@@ -330,7 +331,10 @@ void DeviceAllocator::restore(void* ptr, bool wait) {
 
 void DeviceAllocator::restore_ready(void* ptr) {
   std::lock_guard<std::mutex> g(mu_);
-  res_.ready(ptr);
+  if (ptr)
+    res_.ready(ptr);
+  else
+    res_.ready_all();
 }
 
 void DeviceAllocator::reserve_host_tier(std::size_t bytes) {

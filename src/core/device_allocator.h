@@ -59,7 +59,7 @@ class DeviceAllocator {
   residency::WakeReport wake();
   void evict(void* ptr, residency::Mode mode, bool wait = true);
   void restore(void* ptr, bool wait = true);  // wait = false: restore_ready() at the use
-  void restore_ready(void* ptr);
+  void restore_ready(void* ptr);  // nullptr: every allocation with a copy pending
   std::size_t settle(bool wait);  // asynchronous evictions whose copies completed
   void demote(void* ptr);         // an evicted allocation's bytes: host tier -> disk tier
   void set_disk_tier(const std::string& dir, std::size_t limit, residency::FileOps* ops = nullptr);

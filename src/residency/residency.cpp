@@ -52,17 +52,31 @@ void Residency::streams() {
 }
 
 void Residency::reclaim(bool wait) {
-  std::size_t kept = 0;
-  for (Pending& p : pending_) {
-    if (wait) be_.wait_event(p.event);
-    if (wait || be_.query_event(p.event)) {
-      // The copy is complete: nothing needs to wait for it any more.
-      if (auto a = arriving_.find(p.ptr); a != arriving_.end() && a->second.event == p.event) arriving_.erase(a);
-      be_.destroy_event(p.event);
-      host_.give(p.ext);
-    } else {
-      pending_[kept++] = p;
+  // Each entry leaves pending_ before its event is destroyed and its extent given back: an
+  // exception from a wait or a query leaves the rest (and only the rest) pending.
+  std::size_t kept = 0, i = 0;
+  try {
+    for (; i < pending_.size(); ++i) {
+      Pending& p = pending_[i];
+      if (wait) be_.wait_event(p.event);
+      if (wait || be_.query_event(p.event)) {
+        const Pending done = p;
+        // The copy is complete: nothing needs to wait for it any more.
+        if (auto a = arriving_.find(done.ptr); a != arriving_.end() && a->second.event == done.event) arriving_.erase(a);
+        host_.give(done.ext);
+        try {
+          be_.destroy_event(done.event);
+        } catch (...) {
+          // The copy is complete; only the event leaks.
+        }
+      } else {
+        pending_[kept++] = p;
+      }
     }
+  } catch (...) {
+    for (; i < pending_.size(); ++i) pending_[kept++] = pending_[i];
+    pending_.resize(kept);
+    throw;
   }
   pending_.resize(kept);
 }
@@ -72,6 +86,13 @@ void Residency::arrive(std::uintptr_t ptr) {
   if (a == arriving_.end()) return;
   if (!be_.query_event(a->second.event)) be_.stream_wait(a->second.stream, a->second.event);  // else: arrived
   arriving_.erase(a);
+}
+
+void Residency::ready_all() {
+  std::vector<std::uintptr_t> ptrs;
+  ptrs.reserve(arriving_.size());
+  for (const auto& kv : arriving_) ptrs.push_back(kv.first);
+  for (std::uintptr_t p : ptrs) arrive(p);
 }
 
 void Residency::ready(void* ptr) {
@@ -493,6 +514,7 @@ std::size_t Residency::settle(bool wait) {
 }
 
 void Residency::restore(void* ptr, bool wait) {
+  refuse_under_capture("restore");  // its copy and the stream's wait would go into the graph
   streams();
   reclaim(false);
   settle(false);

@@ -115,6 +115,7 @@ class Residency {
   // an allocation still arriving waits for its copy first (on its stream).
   void restore(void* ptr, bool wait = true);
   void ready(void* ptr);  // nothing if its copy is not pending
+  void ready_all();       // every allocation with a copy pending (before a graph capture begins)
   // Unmaps leaving allocations whose copies completed (`wait`: all of
   // them, blocking until their copies complete); returns how many.
   std::size_t settle(bool wait);

@@ -56,6 +56,8 @@ class PoisonMover:
             self.pending.add(key)
 
     def ready(self, key):
+        # The engine refuses an address that is no allocation any more (a freed storage).
+        assert key not in self.refs or not self.refs[key].expired(), "ready() of a freed storage"
         self.pending.discard(key)
         self.readied += 1
 
@@ -362,3 +364,31 @@ def test_another_dispatch_mode_makes_the_iteration_passive():
     assert act.st["act_passive"] == 1 and mover.evictions == 0 and Count.n > 0
     _step(model, act, x)  # no mode: profiled now
     assert act.st["act_profiles"] == 1 and mover.evictions > 0
+
+
+def test_a_backward_that_raises_part_way_then_finish():
+    # Planned iteration: restores are issued ahead in backward; backward raises before reading
+    # them; the graph is dropped; finish() must not touch the freed storages.
+    model, mover, act = _rig()
+    x = torch.randn(32, 64)
+    for _ in range(2):
+        _step(model, act, x)
+    act.window = 1 << 40  # everything ahead at the first read
+    loss = model(x)
+
+    def boom(grad):
+        raise ValueError("boom")
+    h = model.blocks[3][1].weight.register_hook(boom)
+    raised = False
+    try:
+        loss.backward()
+    except ValueError:
+        raised = True
+    assert raised and act._ahead, "restores were issued ahead before the error"
+    h.remove()
+    del loss
+    import gc
+    gc.collect()
+    act.finish()
+    assert not mover.live_away()
+    _step(model, act, x)  # training goes on
