@@ -15,6 +15,10 @@ if shutil.which("ninja") is None or shutil.which("c++") is None:
     pytest.skip("no ninja or C++ compiler: the wrapper cannot be built here", allow_module_level=True)
 
 from memlake import _torch_oom  # noqa: E402
+from torch.utils import cpp_extension as _ce  # noqa: E402
+
+if not any(os.path.exists(os.path.join(d, "c10", "util", "Exception.h")) for d in _ce.include_paths()):
+    pytest.skip("PyTorch's C++ headers are not installed (Debian: libtorch-dev)", allow_module_level=True)
 
 DRIVER = r"""
 #include <c10/util/Exception.h>
