@@ -46,19 +46,22 @@ struct Row {
   std::size_t moves = 0;
 };
 
-Row run_policy(const Profile& p, const Machine& m, const std::string& policy) {
+// The schedule simulated on the machine, as a row of the table.
+Row run_schedule(const Profile& p, const Machine& m, const std::string& name, const Schedule& s, double plan_s) {
   Row row;
-  row.policy = policy;
-  auto t0 = std::chrono::steady_clock::now();
-  auto planner = make_planner(policy);
-  Schedule s = planner->plan(p, m);
-  auto t1 = std::chrono::steady_clock::now();
+  row.policy = name;
+  const auto t0 = std::chrono::steady_clock::now();
   row.r = simulate(p, m, s);
-  auto t2 = std::chrono::steady_clock::now();
-  row.plan_s = std::chrono::duration<double>(t1 - t0).count();
-  row.sim_s = std::chrono::duration<double>(t2 - t1).count();
+  row.sim_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  row.plan_s = plan_s;
   row.moves = s.moves.size();
   return row;
+}
+
+Row run_policy(const Profile& p, const Machine& m, const std::string& policy) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Schedule s = make_planner(policy)->plan(p, m);
+  return run_schedule(p, m, policy, s, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
 
 double gb(std::uint64_t b) { return static_cast<double>(b) / (1024.0 * 1024.0 * 1024.0); }
@@ -191,12 +194,12 @@ int cmd_sim(const std::vector<std::string>& args) {
     else if (machine == "h200") m = Machine::h200();
     else return sim_usage_error("--machine: '" + machine + "' is not g10 or h200");
     Profile p;
-    std::vector<Move> recorded;  // a profile's "move" lines: the plan its run executed
+    Schedule recorded;  // a profile's "move" lines: the plan its run executed
     if (!profile.empty()) {
       ProfileFile f = read_profile_file(profile);
       for (const auto& kv : f.machine) machine_set(m, kv);
+      recorded = f.recorded();
       p = std::move(f.profile);
-      recorded = std::move(f.moves);
     }
     for (const auto& kv : sets) machine_set(m, kv);
     if (strict) m.overlap_arrivals = false;
@@ -220,19 +223,9 @@ int cmd_sim(const std::vector<std::string>& args) {
     if (sweep.empty()) {
       std::vector<Row> rows;
       for (const auto& pol : pols) rows.push_back(run_policy(p, m, pol));
-      if (!recorded.empty() && (policy == "all" || policy == "recorded")) {
-        // What the profiled run itself executed, moves as recorded; anything else on demand.
-        Row row;
-        row.policy = "recorded";
-        Schedule s;
-        s.moves = recorded;
-        s.sort();
-        const auto t0 = std::chrono::steady_clock::now();
-        row.r = simulate(p, m, s);
-        row.sim_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        row.moves = s.moves.size();
-        rows.push_back(row);
-      }
+      // What the profiled run itself executed, moves as recorded; anything else on demand.
+      if (!recorded.moves.empty() && (policy == "all" || policy == "recorded"))
+        rows.push_back(run_schedule(p, m, "recorded", recorded, 0));
       if (json) print_json(p, m, rows);
       else print_text(p, m, rows);
       return 0;

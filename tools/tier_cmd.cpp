@@ -37,8 +37,7 @@ int print_profile(const TierArgs& a) {
   // The plan: the run's own (its "move" lines, when the profile has them), else latest-start's.
   Schedule sched;
   if (!f.moves.empty()) {
-    sched.moves = f.moves;
-    sched.sort();
+    sched = f.recorded();
     std::size_t ev = 0;
     for (const Move& mv : sched.moves) ev += mv.kind == Move::Evict;
     std::printf("plan (recorded: the moves the run executed): %zu evictions, %zu restores\n", ev,

@@ -767,8 +767,7 @@ memlake_status memlake_settle(memlake_allocator* a, int device, int wait, size_t
 }
 
 memlake_status memlake_restore(memlake_allocator* a, void* ptr, int device) {
-  if (!a || !ptr) return null_arg("allocator or ptr");
-  return guarded([&] { a->device(device).restore(ptr); });
+  return memlake_restore_ex(a, ptr, device, 0);
 }
 
 memlake_status memlake_restore_ex(memlake_allocator* a, void* ptr, int device, int flags) {

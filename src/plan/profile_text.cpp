@@ -25,6 +25,13 @@ constexpr std::uint64_t kMaxTotal = 1ULL << 60;  // bytes of all tensors togethe
 
 bool name_ok(const std::string& s) { return !s.empty() && s.size() <= 4096; }
 
+// A decimal index below n (a tensor or a kernel declared above), or -1.
+long long index_below(const std::string& s, std::size_t n) {
+  char* end = nullptr;
+  const long long v = std::strtoll(s.c_str(), &end, 10);
+  return (*end != '\0' || v < 0 || v >= static_cast<long long>(n)) ? -1 : v;
+}
+
 }  // namespace
 
 ProfileFile read_profile_text(std::istream& in, const std::string& file) {
@@ -84,9 +91,8 @@ ProfileFile read_profile_text(std::istream& in, const std::string& file) {
       k.seconds = s;
       std::string id;
       while (ls >> id) {
-        const long long t = std::strtoll(id.c_str(), &end, 10);
-        if (*end != '\0' || t < 0 || t >= static_cast<long long>(p.tensors.size()))
-          fail(file, no, "kernel " + name + ": '" + id + "' is not a tensor declared above");
+        const long long t = index_below(id, p.tensors.size());
+        if (t < 0) fail(file, no, "kernel " + name + ": '" + id + "' is not a tensor declared above");
         k.reads.push_back(static_cast<TensorId>(t));
       }
       if (p.kernels.size() >= kMaxItems) fail(file, no, "too many kernels");
@@ -98,13 +104,10 @@ ProfileFile read_profile_text(std::istream& in, const std::string& file) {
       if (ls >> tier) {
         if ((tier != "host" && tier != "ssd") || (ls >> extra)) fail(file, no, "move: tier '" + tier + "' is not host or ssd");
       }
-      char* end = nullptr;
-      const long long t = std::strtoll(id.c_str(), &end, 10);
-      if (*end != '\0' || t < 0 || t >= static_cast<long long>(p.tensors.size()))
-        fail(file, no, "move: '" + id + "' is not a tensor declared above");
-      const long long k = std::strtoll(at.c_str(), &end, 10);
-      if (*end != '\0' || k < 0 || k >= static_cast<long long>(p.kernels.size()))
-        fail(file, no, "move: '" + at + "' is not a kernel declared above");
+      const long long t = index_below(id, p.tensors.size());
+      if (t < 0) fail(file, no, "move: '" + id + "' is not a tensor declared above");
+      const long long k = index_below(at, p.kernels.size());
+      if (k < 0) fail(file, no, "move: '" + at + "' is not a kernel declared above");
       if (out.moves.size() >= kMaxItems) fail(file, no, "too many moves");
       out.moves.push_back({kind == "evict" ? Move::Evict : Move::Prefetch, static_cast<TensorId>(t), static_cast<int>(k),
                            tier == "ssd" ? Tier::Ssd : (kind == "evict" ? Tier::Host : Tier::Gpu)});

@@ -28,6 +28,13 @@ struct ProfileFile {
   Profile profile;                    // finalized
   std::vector<std::string> machine;   // its "machine" lines' KEY=VALUE, in order
   std::vector<Move> moves;            // its "move" lines: what the profiled run executed (may be empty)
+  // Those moves as a schedule (anything they do not cover is left on demand).
+  Schedule recorded() const {
+    Schedule s;
+    s.moves = moves;
+    s.sort();
+    return s;
+  }
 };
 
 // Throws Errc::invalid_argument "FILE:LINE: what" on any malformed line.
