@@ -75,6 +75,25 @@ def storage_of(t):
     return s.data_ptr(), s.nbytes()
 
 
+def timed_wait(log, fn):
+    """fn(), and where log is a list, the (CUDA event before, event after) pair around it: an
+    on-demand restore's wait on the stream, which a profile takes off its timeline (waits_in)."""
+    if log is None:
+        return fn()
+    a = _torch.cuda.Event(enable_timing=True)
+    a.record()
+    out = fn()
+    b = _torch.cuda.Event(enable_timing=True)
+    b.record()
+    log.append((a, b))
+    return out
+
+
+def waits_in(waits, lo, hi):
+    """Milliseconds of the (start, end) waits that fall within [lo, hi]."""
+    return sum(max(0.0, min(e, hi) - max(s, lo)) for s, e in waits)
+
+
 def _plain(t):
     """A dense tensor with a storage of its own kind (not sparse, nested, meta or a subclass)."""
     return type(t) in (_torch.Tensor, _torch.nn.Parameter) and t.layout == _torch.strided and not t.is_meta
@@ -363,19 +382,12 @@ class ActivationTiering:
             g.evictable = False
 
     def _restore(self, g, planned):
-        log = self.stall_log if not planned else None
-        if log is not None:
-            a = _torch.cuda.Event(enable_timing=True)
-            a.record()
         self._busy = True
         try:
-            self.mover.restore(g.key, g.tensor(), wait=not planned)
+            timed_wait(None if planned else self.stall_log,
+                       lambda: self.mover.restore(g.key, g.tensor(), wait=not planned))
         finally:
             self._busy = False
-        if log is not None:
-            b = _torch.cuda.Event(enable_timing=True)
-            b.record()
-            log.append((a, b))
         g.away = False
         self.st["act_restores_planned" if planned else "act_restores_on_demand"] += 1
         self.st["act_restored_bytes"] += g.nbytes

@@ -53,6 +53,7 @@ from . import Error, InvalidArgumentError, OutOfMemoryError, _default
 from . import residency as _res
 from .tier_plan import PlanError, plan as _plan, profile_text as _profile_text
 from .tier_plan import timeline_profile_text as _timeline_profile_text
+from .act_tier import ActivationTiering, ResidencyMover, storage_of, timed_wait, waits_in
 
 __all__ = ["tier", "Tiering", "PlanError"]
 
@@ -156,7 +157,6 @@ class Tiering:
         # and backward, when a budget asks for it.
         self._act, self._stalls = None, []
         if activations and self.budget and isinstance(model, _torch.nn.Module):
-            from .act_tier import ActivationTiering, ResidencyMover, storage_of
             self._act_window = (_bytes(act_window, "act_window") if act_window is not None
                                 else max(256 << 20, self.budget // 32))
             self._act = ActivationTiering(model, ResidencyMover(self.device, self.min_bytes), window=self._act_window,
@@ -231,7 +231,7 @@ class Tiering:
 
         def at(ev):
             x = f.elapsed_time(ev)
-            return x - sum(max(0.0, min(e, x) - s0) for s0, e in stalls)
+            return x - waits_in(stalls, float("-inf"), x)
 
         tl = self._act.timeline
         gib = float(1 << 30)
@@ -276,15 +276,9 @@ class Tiering:
             self._out[i] = []
             self._arriving[i] = []
             self._where[i] = "gpu"
-        if self._plan is None and self._out[i]:  # the profile: how long this restore held compute up
-            a = _torch.cuda.Event(enable_timing=True)
-            a.record()
-            self._restore(i, planned=False)
-            b = _torch.cuda.Event(enable_timing=True)
-            b.record()
-            self._stalls.append((a, b))
-        else:
-            self._restore(i, planned=False)
+        # The profile measures how long this restore held compute up.
+        timed_wait(self._stalls if self._plan is None and self._out[i] else None,
+                   lambda: self._restore(i, planned=False))
         self._ready(i)
         o.step()
         p.grad = None
@@ -400,16 +394,13 @@ class Tiering:
         stall_events = list(self._stalls)
         self._stalls.clear()
 
-        def held(lo, hi):
-            return sum(max(0.0, min(e, hi) - max(s0, lo)) for s0, e in stalls)
-
         for q in positions:
-            q["t_ms"] = max(0.0, q["t_ms"] - held(0.0, q["t_ms"]))
+            q["t_ms"] = max(0.0, q["t_ms"] - waits_in(stalls, 0.0, q["t_ms"]))
         lead = 0.0
         if self._fwd_event is not None:
             raw = self._fwd_event.elapsed_time(t0)
-            lead = max(0.0, raw - held(-raw, 0.0))
-        stall_ms = held(float("-inf"), float("inf"))
+            lead = max(0.0, raw - waits_in(stalls, -raw, 0.0))
+        stall_ms = waits_in(stalls, float("-inf"), float("inf"))
         s = _default().stats(self.device)
         peak = s["reserved_bytes.all.peak"]  # physical pages: what the cap counts
         h2d, d2h = self._gbps

@@ -148,17 +148,11 @@ def torch_stats_functions():
     def memory_stats(device=None):
         return collections.OrderedDict(sorted(_default().stats(dev(device)).items()))
 
-    def memory_allocated(device=None):
-        return _default().stats(dev(device))["allocated_bytes.all.current"]
-
-    def max_memory_allocated(device=None):
-        return _default().stats(dev(device))["allocated_bytes.all.peak"]
-
-    def memory_reserved(device=None):
-        return _default().stats(dev(device))["reserved_bytes.all.current"]
-
-    def max_memory_reserved(device=None):
-        return _default().stats(dev(device))["reserved_bytes.all.peak"]
+    def stat(name, key):
+        def f(device=None):
+            return _default().stats(dev(device))[key]
+        f.__name__ = name
+        return f
 
     def reset_peak_memory_stats(device=None):
         _default().reset_peak_stats(dev(device))
@@ -166,9 +160,10 @@ def torch_stats_functions():
     def memory_summary(device=None, abbreviated=False):
         return _summary(dev(device))
 
-    return dict(memory_stats=memory_stats, memory_allocated=memory_allocated,
-                max_memory_allocated=max_memory_allocated, memory_reserved=memory_reserved,
-                max_memory_reserved=max_memory_reserved, reset_peak_memory_stats=reset_peak_memory_stats,
+    out = {name: stat(name, key) for name, key in (
+        ("memory_allocated", "allocated_bytes.all.current"), ("max_memory_allocated", "allocated_bytes.all.peak"),
+        ("memory_reserved", "reserved_bytes.all.current"), ("max_memory_reserved", "reserved_bytes.all.peak"))}
+    return dict(out, memory_stats=memory_stats, reset_peak_memory_stats=reset_peak_memory_stats,
                 reset_max_memory_allocated=reset_peak_memory_stats, memory_summary=memory_summary)
 
 
