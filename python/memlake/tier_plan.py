@@ -40,6 +40,13 @@ def _name(s, i):
     return s or f"p{i}"
 
 
+def machine_lines(gpu_bytes, h2d_gbps, d2h_gbps):
+    """The KEY=VALUE machine lines of a profile: the GPU bytes for what it moves and the link's
+    rates each way (GB/s in, GiB/s as the simulator reads them)."""
+    gib = float(1 << 30)
+    return [f"gpu_bytes={int(gpu_bytes)}", f"pcie={h2d_gbps * 1e9 / gib:.9g}", f"pcie_out={d2h_gbps * 1e9 / gib:.9g}"]
+
+
 def profile_text(positions, lead_ms=0.0, name=None, machine=()):
     """The positions as a memlake profile (the text format `memlake sim
     --profile` and `memlake tier profile` read): one persistent tensor per
@@ -181,9 +188,7 @@ def plan(positions, room, h2d_gbps=50.0, d2h_gbps=45.0, lead_ms=0.0):
         raise PlanError(f"the budget leaves {room} bytes for the tiered tensors: even with all of them "
                         "off the GPU the iteration does not fit")
     text = profile_text(positions, lead_ms=lead_ms)
-    gib = float(1 << 30)
-    machine = (f"gpu_bytes={int(room)} host_bytes={(1 << 62)} pcie={h2d_gbps * 1e9 / gib:.9g} "
-               f"pcie_out={d2h_gbps * 1e9 / gib:.9g}")
+    machine = " ".join(machine_lines(room, h2d_gbps, d2h_gbps) + [f"host_bytes={1 << 62}"])
     lines = run_planner(text, machine)
     shift = 1 if (lead_ms > 0 or not positions) else 0  # kernel index of position 0
     t0 = float(positions[0]["t_ms"]) if positions else 0.0

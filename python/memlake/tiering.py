@@ -52,7 +52,7 @@ import torch as _torch
 from . import Error, InvalidArgumentError, OutOfMemoryError, _default
 from . import residency as _res
 from .tier_plan import PlanError, plan as _plan, profile_text as _profile_text
-from .tier_plan import timeline_profile_text as _timeline_profile_text
+from .tier_plan import machine_lines as _machine_lines, timeline_profile_text as _timeline_profile_text
 from .act_tier import ActivationTiering, ResidencyMover, storage_of, timed_wait, waits_in
 
 __all__ = ["tier", "Tiering", "PlanError"]
@@ -234,7 +234,6 @@ class Tiering:
             return x - waits_in(stalls, float("-inf"), x)
 
         tl = self._act.timeline
-        gib = float(1 << 30)
         nonact = ap.get("nonact_bytes") or 0
         t = dict(boundaries=[(key, at(ev)) for kind, key, ev in tl if kind == "b"],
                  fwd_end=next(at(ev) for kind, _, ev in tl if kind == "end"),
@@ -244,8 +243,7 @@ class Tiering:
                  groups=self._act.profile_groups(),
                  states_plan=dict(tiered=list(p["tiered"]), issue={k: p["issue"][k] for k in p["tiered"]}),
                  act_plan=dict(evict_at=ap["evict_at"], restore_order=ap["restore_order"], window=self._act_window))
-        machine = [f"gpu_bytes={max(0, int(self.budget - self.margin - nonact))}",
-                   f"pcie={h2d * 1e9 / gib:.9g}", f"pcie_out={d2h * 1e9 / gib:.9g}"]
+        machine = _machine_lines(max(0, self.budget - self.margin - nonact), h2d, d2h)
         return _timeline_profile_text(t, name="tier", machine=machine)
 
     def _act_budget(self, nonact, must_keep, candidates):
@@ -477,13 +475,11 @@ class Tiering:
         if not self._profile:
             raise Error("tier(): no profile yet (the first iteration is the profile)")
         q = self._profile
-        gib = float(1 << 30)
-        machine = [f"gpu_bytes={int(q['room'])}", f"pcie={q['h2d_gbps'] * 1e9 / gib:.9g}",
-                   f"pcie_out={q['d2h_gbps'] * 1e9 / gib:.9g}"]
         # With activations: the whole iteration and the moves this run executes ("recorded" in
         # `memlake sim --profile`); else the optimizer steps alone.
-        text = q.get("timeline_text") or _profile_text(q["positions"], lead_ms=q["lead_ms"], name="tier",
-                                                       machine=machine)
+        text = q.get("timeline_text") or _profile_text(
+            q["positions"], lead_ms=q["lead_ms"], name="tier",
+            machine=_machine_lines(q["room"], q["h2d_gbps"], q["d2h_gbps"]))
         head, rest = text.split("\n", 1)
         with open(path, "w") as f:
             f.write(f"{head}\n# memlake.torch.tier(): budget {q['budget']} bytes, margin {q['margin']}, peak with every "
