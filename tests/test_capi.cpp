@@ -117,6 +117,18 @@ TEST_P(CApiTest, ErrorsAreCodesWithMessages) {
   EXPECT_EQ(memlake_free(a, nullptr, 0, nullptr), MEMLAKE_OK);
   memlake_stats s{};
   EXPECT_EQ(memlake_get_stats(a, 0, &s), MEMLAKE_ERROR_INVALID_ARGUMENT) << "struct_size unset";
+  // Restores: unknown flags, a null pointer, an allocation that is not evicted; ready() of a
+  // foreign pointer. Each a clear error; the allocation stays as it was.
+  void* r = nullptr;
+  ASSERT_EQ(memlake_alloc(a, 4 << 20, 0, nullptr, &r), MEMLAKE_OK);
+  EXPECT_EQ(memlake_restore_ex(a, r, 0, 0x40), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(memlake_last_error()).find("unknown flags 64"), std::string::npos) << memlake_last_error();
+  EXPECT_EQ(memlake_restore_ex(a, nullptr, 0, MEMLAKE_RESTORE_NO_WAIT), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(memlake_restore_ex(a, r, 0, MEMLAKE_RESTORE_NO_WAIT), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(memlake_last_error()).find("not evicted"), std::string::npos) << memlake_last_error();
+  EXPECT_EQ(memlake_restore_ready(a, &x, 0), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(memlake_restore_ready(a, nullptr, 0), MEMLAKE_OK) << "nothing pending: nothing to do";
+  EXPECT_EQ(memlake_free(a, r, 0, nullptr), MEMLAKE_OK);
 }
 
 // A pageable host buffer with a pattern, copied to device memory and back.
