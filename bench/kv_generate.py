@@ -138,7 +138,7 @@ def check(args):
         seq_s, log_s = _gen(model, ids, static_cache(model, b, max_len), new, False)
         from transformers import DynamicCache
         seq_d, log_d = _gen(model, ids, DynamicCache(config=model.config), new, False)
-        for layout in ("tokens", "heads"):
+        for layout in ("tokens", "rows", "heads"):
             try:
                 cache = kv_cache(model, b, max_len, layout=layout)
             except Exception as e:  # 'heads' needs whole pages per head
@@ -365,8 +365,9 @@ def bench(args):
                     if isinstance(getattr(layer, "cumulative_length", None), torch.Tensor):
                         layer.cumulative_length.fill_(ctx)
                 fwd = fwd_c if kind.endswith("compiled") else model.forward
-            else:  # kv-eager, kv-compiled, kvheads-compiled
-                cache = kv_cache(model, batch, max_len, layout="heads" if kind.startswith("kvheads") else "tokens")
+            else:  # kv-eager, kv-compiled, kvrows-*, kvheads-*
+                layout = {"kvheads": "heads", "kvrows": "rows", "kvtokens": "tokens"}.get(kind.split("-")[0], None)
+                cache = kv_cache(model, batch, max_len, **({"layout": layout} if layout else {}))
                 cache.prepare(0, ctx)
                 cache.set_position(ctx)
                 kv = cache

@@ -15,7 +15,7 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMLAKE_BUILD_TEST
   > "$out/configure.log" 2>&1 || { tail -20 "$out/configure.log"; exit 1; }
 cmake --build build-gpu -j"$(nproc)" --target libmemlake.so memlake_cli > "$out/build.log" 2>&1 || { grep -A5 error "$out/build.log" | head -40; exit 1; }
 export MEMLAKE_LIBRARY=$PWD/build-gpu/libmemlake.so PYTHONPATH=$PWD/python PYTHONUNBUFFERED=1
-[ -n "${SKIP_TESTS:-}" ] || timeout 240 python3 -m pytest -q -rA tests/python/test_tiering_gpu.py > "$out/tier_tests.txt" 2>&1
+[ -n "${SKIP_TESTS:-}" ] || timeout ${TEST_TIMEOUT:-240} python3 -m pytest -q -rA tests/python/test_tiering_gpu.py > "$out/tier_tests.txt" 2>&1
 [ -n "${SKIP_TESTS:-}" ] || tail -40 "$out/tier_tests.txt"
 timeout ${BENCH_TIMEOUT:-400} python3 bench/tier_finetune.py ${CONFIGS:+--configs $CONFIGS} ${BENCH_ARGS:-} --out "$out/tier_finetune.json" \
   --profile-dir "$out" 2>&1 | tee "$out/tier_finetune.txt" | grep -v '^{' 

@@ -12,6 +12,15 @@ memlake virtual tensor (memlake.vt.VirtualTensor). Two byte orders:
     layer's K (or V) is exposed as a strided [batch, heads, max_len,
     head_dim] tensor (last dimension contiguous).
 
+"rows"
+    storage [layers, K/V, batch, max_len, heads, head_dim], each row of each
+    layer's K (or V) padded to whole pages. Each (row, layer, K/V) grows
+    through its own region: at most one page of slack per (row, layer, K/V),
+    the issue's bound. Each layer's K (or V) is a [batch, heads, max_len,
+    head_dim] view of a [batch, max_len, heads, head_dim] tensor that is
+    contiguous where rows need no padding (flash attention's own order), so a
+    compiled step updates it in place as it does StaticCache's.
+
 "heads"
     storage [layers, K/V, batch, heads, max_len, head_dim]: each layer's K
     and V are exactly StaticCache's contiguous tensors. Each (row, layer,
@@ -38,8 +47,8 @@ class KVGeometry:
                         ("max_len", max_len), ("itemsize", itemsize)):
             if not isinstance(v, int) or v <= 0:
                 raise InvalidArgumentError(f"KV cache: {name} must be a positive integer, got {v!r}")
-        if order not in ("tokens", "heads"):
-            raise InvalidArgumentError(f"KV cache: layout must be 'tokens' or 'heads', got {order!r}")
+        if order not in ("tokens", "rows", "heads"):
+            raise InvalidArgumentError(f"KV cache: layout must be 'tokens', 'rows' or 'heads', got {order!r}")
         self.layers, self.batch, self.heads, self.head_dim = layers, batch, heads, head_dim
         self.max_len, self.itemsize, self.page_size, self.order = max_len, itemsize, page_size, order
         self.region_token_bytes = heads * head_dim * itemsize  # one token of one (row, layer, K/V)
@@ -47,6 +56,9 @@ class KVGeometry:
         if order == "tokens":
             self.row_bytes = -(-max_len * self.token_bytes // page_size) * page_size
             self.nbytes = batch * self.row_bytes
+        elif order == "rows":  # row_bytes: one row of one layer's K or V
+            self.row_bytes = -(-max_len * self.region_token_bytes // page_size) * page_size
+            self.nbytes = 2 * layers * batch * self.row_bytes
         else:
             head_bytes = max_len * head_dim * itemsize
             if head_bytes % page_size:
@@ -64,6 +76,9 @@ class KVGeometry:
             off = (layer * 2 + kv) * self.region_token_bytes
             tok = self.token_bytes // el
             return off, shape, (self.row_bytes // el, self.head_dim, tok, 1)
+        if self.order == "rows":
+            off = (layer * 2 + kv) * self.batch * self.row_bytes
+            return off, shape, (self.row_bytes // el, self.head_dim, self.heads * self.head_dim, 1)
         off = (layer * 2 + kv) * self.batch * self.heads * self.max_len * self.head_dim * el
         return off, shape, (self.heads * self.max_len * self.head_dim, self.max_len * self.head_dim, self.head_dim, 1)
 
@@ -74,6 +89,10 @@ class KVGeometry:
         if self.order == "tokens":
             base = row * self.row_bytes
             return [(base + start * self.token_bytes, (end - start) * self.token_bytes)]
+        if self.order == "rows":
+            per = self.region_token_bytes
+            return [((lk * self.batch + row) * self.row_bytes + start * per, (end - start) * per)
+                    for lk in range(2 * self.layers)]
         el, hd = self.itemsize, self.head_dim
         out = []
         for lk in range(2 * self.layers):
@@ -86,13 +105,20 @@ class KVGeometry:
         """Byte ranges of the whole of `row` (every position), page-aligned."""
         if self.order == "tokens":
             return [(row * self.row_bytes, self.row_bytes)]
+        if self.order == "rows":
+            return [((lk * self.batch + row) * self.row_bytes, self.row_bytes) for lk in range(2 * self.layers)]
         return self.row_ranges(row, 0, self.max_len)
 
     @property
     def tokens_per_page(self):
         """Positions of one row that one page of one of its regions holds (at least 1)."""
-        per = self.token_bytes if self.order == "tokens" else self.head_dim * self.itemsize
+        per = {"tokens": self.token_bytes, "rows": self.region_token_bytes}.get(self.order, self.head_dim * self.itemsize)
         return max(1, self.page_size // per)
+
+    def covered(self, end):
+        """'rows': the positions of a row that the pages holding its positions below `end` hold whole."""
+        per, p = self.region_token_bytes, self.page_size
+        return min(self.max_len, -(-end * per // p) * p // per)
 
     @property
     def slack_allowance(self):
@@ -202,7 +228,10 @@ class KVPages:
         g = self.geometry
         if end <= self.mapped[row]:
             return
-        target = min(g.max_len, end + self.margin + g.tokens_per_page)
+        if g.order == "rows":  # many regions per row: no page ahead, or the slack would pass a page each
+            target = g.covered(end)
+        else:
+            target = min(g.max_len, end + self.margin + g.tokens_per_page)
         self._map(row, self.start[row], target)  # pages already private are kept (no driver call)
         self.mapped[row] = target
 

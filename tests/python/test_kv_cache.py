@@ -62,6 +62,38 @@ def test_geometry_tokens_layout():
     assert o == 2 * g.row_bytes + 10 * g.token_bytes and n == 2 * g.token_bytes
 
 
+def test_geometry_rows_layout_is_a_dense_permutation_with_one_region_per_row_layer_and_kv():
+    g = KVGeometry(page_size=PAGE, **geo(max_len=8192, order="rows"))
+    assert g.row_bytes == 8192 * 2 * 64 * 2 and g.nbytes == 4 * 2 * 3 * g.row_bytes
+    off, shape, strides = g.tensor(1, 1)
+    assert shape == (3, 2, 8192, 64)
+    assert off == 3 * 3 * g.row_bytes  # layer 1's V: after layer 0's K and V and layer 1's K
+    # [B, H, L, D] over [B, L, H, D]: dense, so torch keeps the order and updates it in place
+    assert strides == (8192 * 2 * 64, 64, 2 * 64, 1)
+    ranges = g.row_ranges(2, 10, 12)
+    assert len(ranges) == 4 * 2  # one region per (layer, K/V)
+    assert ranges[3] == ((3 * 3 + 2) * g.row_bytes + 10 * 2 * 64 * 2, 2 * 2 * 64 * 2)
+    assert g.tokens_per_page == PAGE // (2 * 64 * 2)
+    padded = KVGeometry(page_size=PAGE, **geo(max_len=250, order="rows"))
+    assert padded.row_bytes == PAGE  # a row of a layer's K or V rounds up to whole pages
+    assert g.covered(1) == g.tokens_per_page and g.covered(g.tokens_per_page + 1) == 2 * g.tokens_per_page
+
+
+def test_rows_layout_stays_within_the_bound(alloc):
+    p = KVPages(geo(order="rows", max_len=3000), allocator=alloc)
+    p.prepare(0, 10)
+    for t in range(10, 3000, 7):
+        p.prepare(t, 7 if t + 7 <= 3000 else 3000 - t)
+        s = p.stats()
+        assert s["live_bytes"] <= s["mapped_bytes"] <= s["bound_bytes"], (t, s)
+    p.finish_row(0)
+    g = p.geometry
+    for off, n in g.row_region(0):
+        first, count = p.vt.page_range(off, n)
+        assert set(p.vt.page_states(first, count)) == {SINK}
+    p.close()
+
+
 def test_geometry_heads_layout_is_static_cache_contiguous():
     g = KVGeometry(page_size=PAGE, **geo(max_len=512, order="heads"))
     off, shape, strides = g.tensor(0, 1)
