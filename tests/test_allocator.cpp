@@ -335,6 +335,32 @@ TEST_P(AllocatorTest, EmptyCacheReleasesEveryFreePage) {
   dev->check();
 }
 
+TEST_P(AllocatorTest, EmptyCacheWithABoundReleasesThatMuchAndKeepsTheRestCached) {
+  // A trim the daemon asks for: the shortfall goes back, the rest of the cache stays.
+  void* keep = dev->alloc(2 * page, nullptr);
+  fill(dev->backend(), keep, 2 * page, 6);
+  std::vector<void*> v;
+  for (int i = 0; i < 4; ++i) v.push_back(dev->alloc(3 * page, nullptr));
+  for (void* p : v) dev->free(p);
+  const std::size_t before = st().reserved.current;
+  ASSERT_EQ(before, 14 * page);
+  const std::size_t released = dev->empty_cache(4 * page);
+  EXPECT_GE(released, 4 * page);
+  EXPECT_LT(released, 12 * page) << "a bounded trim must not empty the whole cache";
+  EXPECT_EQ(st().reserved.current, before - released);
+  dev->check();
+  const auto created = st().pages_created;
+  void* again = dev->alloc(3 * page, nullptr);  // served from what stayed cached
+  EXPECT_EQ(st().pages_created, created);
+  dev->free(again);
+  EXPECT_TRUE(holds(dev->backend(), keep, 2 * page, 6));
+  EXPECT_EQ(dev->empty_cache(0), 0u) << "nothing asked, nothing released";
+  dev->empty_cache();
+  EXPECT_EQ(st().reserved.current, 2 * page);
+  dev->check();
+  dev->free(keep);
+}
+
 TEST_P(AllocatorTest, CapGivesOutOfMemoryAndKeepsState) {
   dev->set_memory_cap(4 * page);
   void* a = dev->alloc(3 * page, nullptr);

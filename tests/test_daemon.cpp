@@ -790,6 +790,28 @@ TEST(DaemonCApi, TwoAllocatorsOfOneProcessTrimEachOtherThroughTheDaemon) {
   EXPECT_NE(json_num(s.status(), "trims"), 0u);
 }
 
+TEST(DaemonCApi, ATrimGivesBackTheShortfallAndTheTrimmedAllocatorKeepsTheRestOfItsCache) {
+  Served s(96 << 20);
+  memlake_allocator* a = make_alloc(s.sock(), true);
+  memlake_allocator* b = make_alloc(s.sock(), true);
+  void* p[3] = {};
+  for (void*& x : p) ASSERT_EQ(memlake_alloc(a, 24 << 20, 0, nullptr, &x), MEMLAKE_OK) << memlake_last_error();
+  for (void* x : p) ASSERT_EQ(memlake_free(a, x, 0, nullptr), MEMLAKE_OK);  // a caches 72 MiB
+  void* q = nullptr;
+  ASSERT_EQ(memlake_alloc(b, 40 << 20, 0, nullptr, &q), MEMLAKE_OK) << memlake_last_error();  // 16 MiB short
+  std::memset(q, 7, 40 << 20);
+  // a gave back about the shortfall, not its whole cache: at least 24 of its 72 MiB stay.
+  EXPECT_GE(s.d->pool_used(), std::uint64_t{64} << 20) << s.d->pool_used();
+  EXPECT_LE(s.d->pool_used(), s.d->pool_bytes());
+  void* again = nullptr;  // and a serves a request from what it kept
+  ASSERT_EQ(memlake_alloc(a, 16 << 20, 0, nullptr, &again), MEMLAKE_OK) << memlake_last_error();
+  ASSERT_EQ(memlake_free(a, again, 0, nullptr), MEMLAKE_OK);
+  ASSERT_EQ(memlake_free(b, q, 0, nullptr), MEMLAKE_OK);
+  memlake_destroy(a);
+  memlake_destroy(b);
+  EXPECT_TRUE(eventually([&] { return s.d->pool_used() == 0; }));
+}
+
 TEST(DaemonCApi, AnAllocatorOnThePoolTakesPagesFromTheDaemonAndAKilledOneGivesThemBack) {
   MEMLAKE_SKIP_FORK_UNDER_TSAN();
   Served s(128 << 20);

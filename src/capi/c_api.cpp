@@ -159,9 +159,9 @@ struct memlake_allocator {
     }
     auto backend = std::make_unique<memlake::daemon::DaemonPoolBackend>(memlake::prim::make_backend(bc), client);
     if (first) {
-      client->listen([this](std::uint64_t) {
-        for (int i = 0; i < kPublished; ++i)
-          if (DeviceAllocator* dev = published(i)) dev->empty_cache();
+      client->listen([this](std::uint64_t want) {  // the shortfall only, not the whole cache
+        for (int i = 0; i < kPublished && want > 0; ++i)
+          if (DeviceAllocator* dev = published(i)) want -= std::min<std::uint64_t>(want, dev->empty_cache(want));
       });
     }
     return std::make_unique<DeviceAllocator>(std::move(backend), opts);

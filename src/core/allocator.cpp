@@ -353,7 +353,7 @@ prim::Stream Allocator::stream_of(const void* ptr) const {
   return r ? tracker_.stream_of(r->tag) : nullptr;
 }
 
-std::size_t Allocator::empty_cache() {
+std::size_t Allocator::empty_cache(std::size_t want) {
   if (capturing())
     throw_error(Errc::invalid_argument, "empty_cache during CUDA graph capture (it would synchronise the device)");
   unpark();
@@ -362,7 +362,7 @@ std::size_t Allocator::empty_cache() {
   tracker_.mark_all_complete();
   for (Tag t : pool_.tags_with_unsettled())
     if (!tracker_.held(t)) pool_.settle(t, std::numeric_limits<std::uint64_t>::max());
-  return pool_.release_free();
+  return pool_.release_free(want);
 }
 
 void Allocator::set_memory_cap(std::size_t bytes) {

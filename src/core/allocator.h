@@ -14,6 +14,7 @@
 #pragma once
 
 #include <deque>
+#include <limits>
 #include <memory>
 
 #include "core/options.h"
@@ -113,9 +114,11 @@ class Allocator final : private SlabSource {
   // Stream a live allocation was made on (nullptr if none or not live).
   prim::Stream stream_of(const void* ptr) const;
 
-  // Synchronise the device and release every free page to the driver. On a
-  // driver failure it releases what it can, throws, and stays consistent.
-  std::size_t empty_cache();
+  // Synchronise the device and release every free page to the driver (or,
+  // with `want`, free pages until that many bytes are released: a trim the
+  // daemon asks for). On a driver failure it releases what it can, throws,
+  // and stays consistent.
+  std::size_t empty_cache(std::size_t want = std::numeric_limits<std::size_t>::max());
   // 0 removes the cap. Lowering it below what is reserved releases free pages.
   void set_memory_cap(std::size_t bytes);
 

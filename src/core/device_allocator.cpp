@@ -266,10 +266,10 @@ DeviceAllocator::GraphStats DeviceAllocator::graph_stats() const {
   return s;
 }
 
-std::size_t DeviceAllocator::empty_cache() {
+std::size_t DeviceAllocator::empty_cache(std::size_t want) {
   std::lock_guard<std::mutex> g(mu_);
   try {
-    std::size_t n = alloc_.empty_cache();
+    std::size_t n = alloc_.empty_cache(want);
     rec_.on_gauges(alloc_.gauges());
     return n;
   } catch (const Error&) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -44,7 +45,8 @@ class DeviceAllocator {
   // false and nothing changed otherwise. One lock, for callers such as the
   // LD_PRELOAD shim that pass foreign pointers on.
   bool free_if_owned(void* ptr, Lookup* out);
-  std::size_t empty_cache();
+  // Every free page back to the driver, or (want) until that many bytes are.
+  std::size_t empty_cache(std::size_t want = std::numeric_limits<std::size_t>::max());
   void set_memory_cap(std::size_t bytes);
   Stats stats() const;
   std::uint64_t reserved_bytes() const;  // stats().reserved.current, without the rest of stats()

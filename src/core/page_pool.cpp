@@ -854,10 +854,13 @@ void PagePool::release_page(PageId p) {
   free_page_ids_.push_back(p);
 }
 
-std::size_t PagePool::release_free() {
+std::size_t PagePool::release_free(std::size_t want) {
   // Best effort: a step that fails leaves its part consistent (retire_view,
   // unmap_slots and release_page change nothing when their driver call
   // fails) and the others still run; the failures are reported at the end.
+  // With a bound (a trim), the cheapest first: pages no view maps, then idle
+  // views, least recently used first, then the free slots of live views,
+  // stopping once `want` bytes are released.
   std::string failed;
   Errc code = Errc::ok;
   auto attempt = [&](auto&& step) {
@@ -869,29 +872,43 @@ std::size_t PagePool::release_free() {
       note(failed, e.what());
     }
   };
+  std::size_t released = 0;
+  auto enough = [&] { return released >= want; };
+  auto release_orphans = [&] {
+    const std::vector<std::pair<Tag, PageId>> orphans(orphans_.begin(), orphans_.end());
+    for (auto [tag, p] : orphans) {
+      if (enough()) return;
+      attempt([&, p = p] {
+        const std::size_t bytes = pages_[p].k * page_;
+        release_page(p);
+        released += bytes;
+      });
+    }
+  };
+  const bool bounded = want != std::numeric_limits<std::size_t>::max();
+  if (bounded) release_orphans();  // unbounded: once, at the end
   const std::vector<ViewId> idle_views(lru_.begin(), lru_.end());
-  for (ViewId v : idle_views) attempt([&] { destroy_view(v); });
-  for (ViewId v = 0; v < views_.size(); ++v) {
+  for (ViewId v : idle_views) {
+    if (enough()) break;
+    attempt([&] { destroy_view(v); });
+    if (bounded) release_orphans();
+  }
+  for (ViewId v = 0; v < views_.size() && !enough(); ++v) {
     View& w = views_[v];
     if (!w.live) continue;
     bool changed = false;
     for_each_run(w, 0, static_cast<std::uint32_t>(w.slots.size()),
                  [&](PageId p) { return p != kHole && !pages_[p].busy; }, [&](std::uint32_t a, std::uint32_t b) {
+                   if (enough()) return;
                    attempt([&] {
                      unmap_slots(w, a, b);
                      changed = true;
                    });
+                   if (bounded) release_orphans();
                  });
     if (changed) reindex(v);
   }
-  std::size_t released = 0;
-  const std::vector<std::pair<Tag, PageId>> orphans(orphans_.begin(), orphans_.end());
-  for (auto [tag, p] : orphans)
-    attempt([&, p = p] {
-      const std::size_t bytes = pages_[p].k * page_;
-      release_page(p);
-      released += bytes;
-    });
+  release_orphans();
   const std::string again = retry_stranded();
   if (!again.empty()) {
     if (code == Errc::ok) code = Errc::driver;

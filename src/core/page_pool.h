@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <list>
 #include <map>
 #include <optional>
@@ -147,10 +148,12 @@ class PagePool {
   // Release every FREE page: idle views are destroyed, free slots of live
   // views unmapped, and what failure paths kept (stranded, below) is given
   // back. Precondition: the device is synchronised and every tag settled.
-  // Returns the bytes released. On a driver failure it goes on with the
-  // rest, then throws naming what failed; the pool stays consistent and a
-  // later call retries (basic guarantee).
-  std::size_t release_free();
+  // Returns the bytes released. want: stop once that many bytes are
+  // released (a trim; pages no view maps first, then idle views least
+  // recently used first, then free slots of live views). On a driver
+  // failure it goes on with the rest, then throws naming what failed; the
+  // pool stays consistent and a later call retries (basic guarantee).
+  std::size_t release_free(std::size_t want = std::numeric_limits<std::size_t>::max());
 
   // What the pool holds from the backend, for audits against the backend's
   // own count: physical handles (distinct), mappings (one per page and view
