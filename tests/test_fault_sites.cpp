@@ -115,6 +115,7 @@ std::uint64_t run_sequence(FaultSite site, int nth) {
   void* g = alloc(4 * kPage, s2);
   free(f);
   free(g);
+  step("trim", [&] { r.dev->empty_cache(kPage); });  // a daemon's trim: part of the cache
   step("empty_cache", [&] { r.dev->empty_cache(); });
   const std::uint64_t injected = r.faulty->faults_injected();
   r.faulty->stop_failing();
