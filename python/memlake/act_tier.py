@@ -175,7 +175,12 @@ class _Tracker(_DispatchMode):
             for a in _flatten((args, kwargs))[0]:
                 if isinstance(a, _torch.Tensor) and _plain(a):
                     o._used(a)
-        return func(*args, **kwargs)
+        out = func(*args, **kwargs)
+        if o._in_forward:  # the forward's largest new tensor: what its transient peak is sized by
+            for t in _flatten(out)[0]:
+                if isinstance(t, _torch.Tensor) and t.is_cuda and _plain(t):
+                    o._largest_out = max(o._largest_out, storage_of(t)[1])
+        return out
 
 
 class ActivationTiering:
@@ -228,6 +233,7 @@ class ActivationTiering:
         self._halted = False    # a mismatch: no more evictions this iteration
         self._fwd_end_counter = None
         self._nonact = None
+        self._largest_out = 0         # profile: bytes of the forward's largest new CUDA tensor
 
     # ---- forward
     def _on_start_args(self, module, args):
@@ -266,6 +272,7 @@ class ActivationTiering:
                 self.st["act_passive"] += 1
             else:
                 self.st["act_profiles"] += 1
+                self._largest_out = 0
                 self._tracker = _Tracker(self)
                 self._tracker.__enter__()
         self._hooks_ctx = _torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
@@ -470,8 +477,12 @@ class ActivationTiering:
         ids = set(map(id, cand))
         must = sum(g.nbytes for g in self._order if id(g) not in ids)
         keep = self.keep_bytes
+        # What the forward's end does not show: tensors made and freed inside it (a loss's fp32 logits
+        # and their softmax), sized as twice its largest new tensor.
+        transient = 2 * self._largest_out
         if keep is None:
-            keep = self.budget_fn(self._nonact, must, sum(g.nbytes for g in cand)) if self._nonact is not None else 0
+            keep = (self.budget_fn(self._nonact + transient, must, sum(g.nbytes for g in cand))
+                    if self._nonact is not None else 0)
         # Keep the storages used last in the forward (their stay on the GPU is the shortest); the
         # earliest leave first, since they have the longest way to go before backward needs them.
         cand.sort(key=lambda g: g.last_use)
@@ -487,7 +498,8 @@ class ActivationTiering:
         ranked = sorted((g for g in evict if g.bwd_rank is not None), key=lambda g: g.bwd_rank)
         return dict(packs=list(self._packs), nbytes=[g.nbytes for g in self._order], evict_at=evict_at,
                     restore_order=[g.first for g in ranked], evicted_bytes=sum(g.nbytes for g in evict),
-                    kept_bytes=kept, must_keep_bytes=must, nonact_bytes=self._nonact, groups=len(self._order),
+                    kept_bytes=kept, must_keep_bytes=must, nonact_bytes=self._nonact, transient_bytes=transient,
+                    groups=len(self._order),
                     boundaries=end)
 
     def _mark(self, kind, key):

@@ -101,9 +101,10 @@ class KVCache(StaticCache):
     config: the model's config. max_batch_size, max_cache_len: what is
     reserved (virtual memory only). dtype, device: of the K/V tensors
     (default: config's torch_dtype / the current CUDA device). layout:
-    "tokens" (default; one region per row: slack at most a page per row) or
-    "heads" (StaticCache's own contiguous layout; slack up to a page per
-    head). rows: the rows active at the start (default all, from position 0).
+    "tokens" (default; one region per row: slack at most a page per row),
+    "rows" (each layer's K/V a [batch, max_len, heads, head_dim] block; a
+    page per (row, layer, K/V)) or "heads" (StaticCache's own contiguous
+    layout; slack up to a page per head). rows: the rows active at the start (default all, from position 0).
     memory_limit: cap on the physical bytes (0 = none). margin: positions
     ahead at which a row's next page is mapped."""
 

@@ -292,6 +292,11 @@ class KVPages:
         live = self.live_bytes()
         mapped = s["private_pages"] * s["page_size"]
         active = sum(self.active)
+        allowance = active * g.slack_allowance
+        if g.order == "rows":  # a row that starts mid-page has a partial page at each region's start too
+            per = g.region_token_bytes
+            allowance += sum(g.slack_allowance for r in range(g.batch)
+                             if self.active[r] and (self.start[r] * per) % g.page_size)
         return {
             "reserved_bytes": s["bytes"],
             "mapped_bytes": mapped,                    # private pages
@@ -300,7 +305,8 @@ class KVPages:
             "physical_peak": s["physical_peak"],
             "live_bytes": live,                        # tokens written, every layer, K and V
             "slack_bytes": mapped - live,
-            "bound_bytes": live + active * g.slack_allowance,  # live + one page per (row, layer, K/V)
+            # live + one page per (row, layer, K/V); "rows": two for a row that starts mid-page
+            "bound_bytes": live + allowance,
             "active_rows": active,
             "page_size": s["page_size"],
             "pages_mapped": s["pages_mapped"],

@@ -101,6 +101,8 @@ class Tiering:
         self.min_bytes = _bytes(min_bytes, "min_bytes")
         self.device = _torch.cuda.current_device()
         alloc = _default()
+        # The cap before tier(): close() puts it back, since the budget was the tiering's.
+        self._prev_cap = int(alloc.stats(self.device).get("memlake.memory_cap", 0))
         if self.budget:
             alloc.set_memory_cap(self.budget)
         if host == "auto":  # room for AdamW's two states of every parameter, pinned now, not inside backward
@@ -407,13 +409,15 @@ class Tiering:
         need = peak
         ap = self._act.last_plan() if self._act is not None else None
         if ap is not None and ap["nonact_bytes"] is not None:  # the forward's end as the activation plan keeps it
-            need = max(need, ap["nonact_bytes"] + ap["must_keep_bytes"] + ap["kept_bytes"] + self._act_window)
+            need = max(need, ap["nonact_bytes"] + ap.get("transient_bytes", 0) + ap["must_keep_bytes"] +
+                       ap["kept_bytes"] + self._act_window)
         room = (self.budget - self.margin - need) if self.budget else 1 << 62
         self._profile = dict(version=1, budget=self.budget, margin=self.margin, peak_all_tiered=peak,
                              profile_stall_ms=stall_ms,
                              activations=({k: v for k, v in ap.items() if k in ("evicted_bytes", "kept_bytes",
                                                                                 "must_keep_bytes", "nonact_bytes",
-                                                                                "groups", "boundaries")}
+                                                                                "transient_bytes", "groups",
+                                                                                "boundaries")}
                                           if ap is not None else None),
                              backward_ms=positions[-1]["t_ms"] if positions else 0.0, lead_ms=max(lead, 0.0),
                              room=room, h2d_gbps=h2d, d2h_gbps=d2h, positions=positions)
@@ -487,7 +491,10 @@ class Tiering:
                     f"iteration {q['plan']['predicted_ms']:.3f} ms\n{rest}")
 
     def close(self):
-        """Every state back on the GPU, the hooks and the optimizer's methods as they were."""
+        """Every state back on the GPU, the hooks and the optimizer's methods and the memory cap as
+        they were (the budget was the tiering's: everything it moved needs more than the budget)."""
+        if self.budget:
+            _default().set_memory_cap(self._prev_cap)
         for h in self._hooks:
             h.remove()
         self._hooks = []

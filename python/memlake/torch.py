@@ -120,7 +120,8 @@ def enable(**options):
         _torch.cuda.memory.change_current_allocator(alloc)
     except RuntimeError as e:
         raise Error("memlake.torch.enable() came too late: PyTorch's CUDA allocator is already in use "
-                    f"({e}); call it before the first CUDA allocation, or use memlake.torch.pool()") from None
+                    f"({e}); call it before the first CUDA allocation and before torch.cuda.set_device (which "
+                    "sets PyTorch's allocator up), or use memlake.torch.pool()") from None
     _state["enabled"] = alloc
     _announce_graphs()
     _answer_torch_stats()

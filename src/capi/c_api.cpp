@@ -161,7 +161,10 @@ struct memlake_allocator {
     if (first) {
       client->listen([this](std::uint64_t want) {  // the shortfall only, not the whole cache
         for (int i = 0; i < kPublished && want > 0; ++i)
-          if (DeviceAllocator* dev = published(i)) want -= std::min<std::uint64_t>(want, dev->empty_cache(want));
+          if (DeviceAllocator* dev = published(i)) try {
+              want -= std::min<std::uint64_t>(want, dev->empty_cache(want));
+            } catch (const std::exception&) {  // that device keeps what it could not give; the others still try
+            }
       });
     }
     return std::make_unique<DeviceAllocator>(std::move(backend), opts);

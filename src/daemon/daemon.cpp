@@ -80,6 +80,11 @@ struct Daemon::Client {
   std::uint64_t used = 0;      // pool bytes held
   std::uint64_t peak = 0;
   std::uint64_t trims_sent = 0;
+  // The trim in flight: the client was asked to come down to `trim_target`
+  // bytes at `trim_at`; until it has (or a moment has passed) it is not asked
+  // again, so a refused client's retries do not multiply what it gives back.
+  std::uint64_t trim_target = 0;
+  std::chrono::steady_clock::time_point trim_at{};
   std::set<std::uint64_t> pages;
   std::map<std::string, int> holds;  // sealed buffers it maps: how many times
   std::set<std::string> filling;  // buffers it must fill and seal
@@ -361,8 +366,13 @@ void Daemon::ask_to_trim(const Client& asking, std::uint64_t deficit) {
   for (auto& o : clients_)
     if (o.get() != &asking && o->hello && !o->listener && o->used > o->quota.min) over.push_back(o.get());
   std::sort(over.begin(), over.end(), [](Client* x, Client* y) { return x->used - x->quota.min > y->used - y->quota.min; });
+  const auto now = std::chrono::steady_clock::now();
   for (Client* o : over) {
     if (deficit == 0) break;
+    if (o->trim_target && o->used > o->trim_target && now - o->trim_at < std::chrono::milliseconds(200)) {
+      deficit -= std::min(deficit, o->used - o->trim_target);  // already coming down by that much
+      continue;
+    }
     const std::uint64_t ask = std::min(deficit, o->used - o->quota.min);
     for (auto& l : clients_) {
       if (!l->listener || l->listens_for != o->id) continue;
@@ -373,6 +383,8 @@ void Daemon::ask_to_trim(const Client& asking, std::uint64_t deficit) {
       if (::send(l->fd, bytes.data(), bytes.size(), MSG_DONTWAIT | MSG_NOSIGNAL) > 0) {
         ++o->trims_sent;
         ++trims_;
+        o->trim_target = o->used - ask;
+        o->trim_at = now;
       }
     }
     deficit -= ask;

@@ -88,6 +88,12 @@ def test_rows_layout_stays_within_the_bound(alloc):
         assert s["live_bytes"] <= s["mapped_bytes"] <= s["bound_bytes"], (t, s)
     p.finish_row(0)
     g = p.geometry
+    p.add_row(0, start=g.tokens_per_page - 1, length=2)  # mid-page: a partial page at each region's start
+    for t in range(g.tokens_per_page + 1, 2000, 5):
+        p.grow(0, t)
+        s = p.stats()
+        assert s["live_bytes"] <= s["mapped_bytes"] <= s["bound_bytes"], (t, s)
+    p.finish_row(0)
     for off, n in g.row_region(0):
         first, count = p.vt.page_range(off, n)
         assert set(p.vt.page_states(first, count)) == {SINK}

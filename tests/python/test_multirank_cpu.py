@@ -38,7 +38,7 @@ RANK_SCRIPT = textwrap.dedent("""
 
 def _trace_actions(path):
     with gzip.open(path, "rt") as f:
-        rows = [line.rstrip("\\n").split(",") for line in f][1:]
+        rows = [line.rstrip("\n").split(",") for line in f][1:]
     return [(r[2], int(r[4])) for r in rows]
 
 

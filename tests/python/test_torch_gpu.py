@@ -364,8 +364,8 @@ def test_cuda_graph_captured_before_sleep_replays_after_wake_under_pool():
 FSDP = """
 import os, torch, torch.distributed as dist
 import memlake, memlake.torch as mt
+mt.enable()  # before torch.cuda.set_device, which initialises PyTorch's allocator (torch 2.11)
 torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
-mt.enable()
 dist.init_process_group("nccl")
 rank = dist.get_rank()
 from torch.distributed.fsdp import fully_shard
