@@ -223,10 +223,19 @@ def _announce_graphs():
             # Restores still arriving (tier()'s prefetches) are waited for on their streams before
             # the capture: no wait on a copy from outside may go into the graph.
             _check(_lib.memlake_restore_ready(_default_handle(), None, _torch.cuda.current_device()))
+            # The graph's pool, known before the capture (torch >= 2.10 refuses pool() until a capture
+            # has ended): the caller's, else a new one made here and handed to PyTorch.
+            pool = args[0] if args else kwargs.get("pool")
+            if pool is None:
+                pool = _torch.cuda.graph_pool_handle()
+                if args:
+                    args = (pool,) + tuple(args[1:])
+                else:
+                    kwargs["pool"] = pool
             begin(self, *args, **kwargs)
             device = _torch.cuda.current_device()
             stream = _torch.cuda.current_stream(device).cuda_stream
-            key = _pool_key(self.pool())
+            key = _pool_key(pool)
             _check(_lib.memlake_capture_begin(_default_handle(), device, stream, key))
             self._memlake_capture = (device, stream)
             # One release per capture: at reset(), or when the graph is collected.
