@@ -17,9 +17,10 @@ memlake virtual tensor (memlake.vt.VirtualTensor). Two byte orders:
     layer's K (or V) padded to whole pages. Each (row, layer, K/V) grows
     through its own region: at most one page of slack per (row, layer, K/V),
     the issue's bound. Each layer's K (or V) is a [batch, heads, max_len,
-    head_dim] view of a [batch, max_len, heads, head_dim] tensor that is
-    contiguous where rows need no padding (flash attention's own order), so a
-    compiled step updates it in place as it does StaticCache's.
+    head_dim] view of a [batch, max_len, heads, head_dim] tensor: dense where
+    rows need no padding (flash attention's own order), but not contiguous,
+    and a compiled step still copies it whole per update (measured, results
+    §17a); StaticCache's contiguous tensors are updated in place.
 
 "heads"
     storage [layers, K/V, batch, heads, max_len, head_dim]: each layer's K

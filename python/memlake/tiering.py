@@ -236,7 +236,7 @@ class Tiering:
             return x - waits_in(stalls, float("-inf"), x)
 
         tl = self._act.timeline
-        nonact = ap.get("nonact_bytes") or 0
+        nonact = (ap.get("nonact_bytes") or 0) + ap.get("transient_bytes", 0)  # as the plan counted it
         t = dict(boundaries=[(key, at(ev)) for kind, key, ev in tl if kind == "b"],
                  fwd_end=next(at(ev) for kind, _, ev in tl if kind == "end"),
                  unpacks=[(key, at(ev)) for kind, key, ev in tl if kind == "u"],

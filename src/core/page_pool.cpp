@@ -874,13 +874,17 @@ std::size_t PagePool::release_free(std::size_t want) {
   };
   std::size_t released = 0;
   auto enough = [&] { return released >= want; };
+  std::set<PageId> refused;  // orphans whose release failed in this call: not retried (nor reported) again
   auto release_orphans = [&] {
     const std::vector<std::pair<Tag, PageId>> orphans(orphans_.begin(), orphans_.end());
     for (auto [tag, p] : orphans) {
       if (enough()) return;
+      if (refused.count(p)) continue;
       attempt([&, p = p] {
         const std::size_t bytes = pages_[p].k * page_;
+        refused.insert(p);  // until it is released
         release_page(p);
+        refused.erase(p);
         released += bytes;
       });
     }

@@ -369,7 +369,8 @@ void Daemon::ask_to_trim(const Client& asking, std::uint64_t deficit) {
   const auto now = std::chrono::steady_clock::now();
   for (Client* o : over) {
     if (deficit == 0) break;
-    if (o->trim_target && o->used > o->trim_target && now - o->trim_at < std::chrono::milliseconds(200)) {
+    const bool asked = o->trim_at != std::chrono::steady_clock::time_point{};  // a target of 0 is a target too
+    if (asked && o->used > o->trim_target && now - o->trim_at < std::chrono::milliseconds(200)) {
       deficit -= std::min(deficit, o->used - o->trim_target);  // already coming down by that much
       continue;
     }
