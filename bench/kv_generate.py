@@ -163,19 +163,20 @@ def check(args):
             torch.cuda.empty_cache()
             continue
         continuous_check(model, name)
-        # Compiled generate, StaticCache vs KVCache (tokens layout).
+        # Compiled generate, StaticCache vs KVCache (the layouts whose update writes a [batch, len, heads, dim] base).
         seq_sc, log_sc = _gen(model, ids, static_cache(model, b, max_len), new, True)
-        cache = kv_cache(model, b, max_len)
-        hook = _Hook(cache)
-        seq_kc, log_kc = _gen(model, ids, cache, new, True, hook)
-        emit({"what": "check", "model": name, "layout": "tokens", "mode": "compiled",
-              "tokens_equal_static_compiled": bool(torch.equal(seq_kc, seq_sc)),
-              "logits_bitwise_static_compiled": bool(torch.equal(log_kc, log_sc)),
-              "max_abs_logit_diff_static_compiled": float((log_kc.float() - log_sc.float()).abs().max()),
-              "compiled_vs_eager_static_max_abs": float((log_sc.float() - log_s.float()).abs().max()),
-              "bound_violations": hook.violations, "bound_steps": hook.steps, "hook_calls": cache.hook_calls,
-              "stats": cache.stats()})
-        cache.close()
+        for layout in ("tokens", "rows"):
+            cache = kv_cache(model, b, max_len, layout=layout)
+            hook = _Hook(cache)
+            seq_kc, log_kc = _gen(model, ids, cache, new, True, hook)
+            emit({"what": "check", "model": name, "layout": layout, "mode": "compiled",
+                  "tokens_equal_static_compiled": bool(torch.equal(seq_kc, seq_sc)),
+                  "logits_bitwise_static_compiled": bool(torch.equal(log_kc, log_sc)),
+                  "max_abs_logit_diff_static_compiled": float((log_kc.float() - log_sc.float()).abs().max()),
+                  "compiled_vs_eager_static_max_abs": float((log_sc.float() - log_s.float()).abs().max()),
+                  "bound_violations": hook.violations, "bound_steps": hook.steps, "hook_calls": cache.hook_calls,
+                  "stats": cache.stats()})
+            cache.close()
         del model
         torch.cuda.empty_cache()
 
@@ -433,7 +434,7 @@ def capacity(args):
     for name, kvh in (("gqa", 2), ("mha", 12)):
         if args.models and name not in args.models.split(","):
             continue
-        geo = dict(layers=28, heads=kvh, head_dim=128, max_len=args.max_len, itemsize=2, order="tokens")
+        geo = dict(layers=28, heads=kvh, head_dim=128, max_len=args.max_len, itemsize=2, order=args.layout)
         row_bytes = 28 * 2 * kvh * 128 * 2 * args.max_len
         budget = args.budget_rows * row_bytes  # StaticCache's batch under the budget: budget_rows
         alloc = memlake.Allocator(backend=args.backend) if args.backend != "count" else None
@@ -533,6 +534,7 @@ def main():
     ap.add_argument("--backend", default="cuda",
                     help="capacity: cuda, host, or count (the page accounting alone, no memory mapped)")
     ap.add_argument("--budget-rows", type=int, default=8)
+    ap.add_argument("--layout", default="tokens", choices=["tokens", "rows", "heads"], help="capacity: the KV layout")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--schedule", choices=["batch", "continuous"], default="batch",
                     help="capacity: one batch whose rows stop at their lengths, or continuous replacement")

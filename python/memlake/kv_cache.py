@@ -57,16 +57,18 @@ def _wrap(ptr, nbytes, shape, strides, dtype, device):
     return t
 
 
-def _init_layer(layer, keys, values, batch, heads, head_dim, dtype, device):
+def _init_layer(layer, keys, values, batch, heads, head_dim, dtype, device, bases=None):
     """What StaticLayer.lazy_initialization sets, over the given tensors: the attributes of
     transformers 5.17 (batch_size, k/v_head_dim, a device cumulative_length) and of earlier
-    versions (max_batch_size, head_dim)."""
+    versions (max_batch_size, head_dim). bases: the [batch, max_len, heads, head_dim] tensors
+    that keys/values are views of ("rows" layout), which update() writes."""
     layer.dtype, layer.device = dtype, device
     layer.batch_size = layer.max_batch_size = batch
     layer.num_heads = heads
     layer.head_dim = layer.k_head_dim = layer.v_head_dim = head_dim
     layer.keys, layer.values = keys, values
-    statics = [keys, values]
+    layer._bases = bases
+    statics = list(bases) if bases else [keys, values]
     if isinstance(getattr(layer, "cumulative_length", None), torch.Tensor):
         layer.cumulative_length = layer.cumulative_length.to(device)
         statics.append(layer.cumulative_length)
@@ -76,10 +78,28 @@ def _init_layer(layer, keys, values, batch, heads, head_dim, dtype, device):
 
 
 class _VirtualLayer(StaticLayer):
-    """StaticLayer over memlake memory: update(), get_mask_sizes(), get_seq_length() are StaticLayer's."""
+    """StaticLayer over memlake memory: get_mask_sizes(), get_seq_length() are StaticLayer's, and so is
+    update() except in the "rows" layout (below)."""
 
     def lazy_initialization(self, key_states, *args, **kwargs):  # initialised by the cache, up front
         self.is_initialized = True
+
+    def update(self, key_states, value_states, *args, **kwargs):
+        """"tokens" and "rows" layouts: StaticLayer's update (positions from the layer's device counter) written into
+        the [batch, max_len, heads, head_dim] bases (contiguous in "rows"), and the [batch, heads, max_len, head_dim]
+        views returned are made from them inside the step. A compiled step then mutates a contiguous
+        graph input in place, as StaticCache's does; an in-place update of the permuted view itself is
+        compiled into a copy of the whole tensor per step (docs/results.md §17a)."""
+        counter = getattr(self, "cumulative_length", None)
+        if not getattr(self, "_bases", None) or not isinstance(counter, torch.Tensor):
+            return super().update(key_states, value_states, *args, **kwargs)
+        kb, vb = self._bases
+        n = key_states.shape[-2]
+        positions = torch.arange(n, device=kb.device) + counter
+        counter.add_(n)
+        kb.index_copy_(1, positions, key_states.transpose(1, 2))
+        vb.index_copy_(1, positions, value_states.transpose(1, 2))
+        return kb.transpose(1, 2), vb.transpose(1, 2)
 
     def reset(self):
         self._owner.reset()
@@ -138,12 +158,18 @@ class KVCache(StaticCache):
         for i in range(len(self.layers)):
             layer = _VirtualLayer(max_cache_len=max_cache_len)
             layer._owner = self
-            kv = []
+            kv, bases = [], []
             for which in (0, 1):
                 off, shape, strides = g.tensor(i, which)
                 span = (sum((s - 1) * st for s, st in zip(shape, strides)) + 1) * itemsize
-                kv.append(_wrap(vt.base + off, span, shape, strides, dtype, device))
-            _init_layer(layer, kv[0], kv[1], max_batch_size, heads, head_dim, dtype, device)
+                if layout in ("tokens", "rows"):  # the [batch, max_len, heads, head_dim] block, and the view of it
+                    b, h, n, d = shape
+                    bases.append(_wrap(vt.base + off, span, (b, n, h, d),
+                                       (strides[0], strides[2], strides[1], strides[3]), dtype, device))
+                    kv.append(bases[-1].transpose(1, 2))
+                else:
+                    kv.append(_wrap(vt.base + off, span, shape, strides, dtype, device))
+            _init_layer(layer, kv[0], kv[1], max_batch_size, heads, head_dim, dtype, device, bases)
             layers.append(layer)
         self.layers = layers
         self._last_position = None
