@@ -15,6 +15,7 @@ import json
 import math
 import os
 import random
+import statistics
 import sys
 import time
 
@@ -67,6 +68,16 @@ def kv_cache(model, batch, max_len, **kw):
     import memlake.torch as mt
     return mt.KVCache(model.config, max_batch_size=batch, max_cache_len=max_len, dtype=model.dtype,
                       device="cuda", **kw)
+
+
+def _layout_of(kind):
+    """KVCache arguments of a bench kind: kv-*, kvtokens-* (tokens), kvrows-* (rows), kvrowsN-* (rows,
+    group N), kvheads-* (heads)."""
+    head = kind.split("-")[0]
+    if head.startswith("kvrows") and head[6:].isdigit():
+        return {"layout": "rows", "group": int(head[6:])}
+    layout = {"kvheads": "heads", "kvrows": "rows", "kvtokens": "tokens"}.get(head)
+    return {"layout": layout} if layout else {}
 
 
 def static_cache(model, batch, max_len):
@@ -122,6 +133,10 @@ def _gen(model, ids, cache, new, compiled, hook=None):
     return out.sequences, torch.stack(out.logits, 1)
 
 
+_LAYOUTS = {"tokens": {"layout": "tokens"}, "rows": {"layout": "rows"}, "rows2": {"layout": "rows", "group": 2},
+            "heads": {"layout": "heads"}}
+
+
 def check(args):
     import torch
     import memlake.torch as mt
@@ -138,9 +153,9 @@ def check(args):
         seq_s, log_s = _gen(model, ids, static_cache(model, b, max_len), new, False)
         from transformers import DynamicCache
         seq_d, log_d = _gen(model, ids, DynamicCache(config=model.config), new, False)
-        for layout in ("tokens", "rows", "heads"):
+        for layout in ("tokens", "rows", "rows2", "heads"):
             try:
-                cache = kv_cache(model, b, max_len, layout=layout)
+                cache = kv_cache(model, b, max_len, **_LAYOUTS[layout])
             except Exception as e:  # 'heads' needs whole pages per head
                 emit({"what": "check", "model": name, "layout": layout, "skipped": str(e)})
                 continue
@@ -165,8 +180,8 @@ def check(args):
         continuous_check(model, name)
         # Compiled generate, StaticCache vs KVCache (the layouts whose update writes a [batch, len, heads, dim] base).
         seq_sc, log_sc = _gen(model, ids, static_cache(model, b, max_len), new, True)
-        for layout in ("tokens", "rows"):
-            cache = kv_cache(model, b, max_len, layout=layout)
+        for layout in ("tokens", "rows", "rows2"):
+            cache = kv_cache(model, b, max_len, **_LAYOUTS[layout])
             hook = _Hook(cache)
             seq_kc, log_kc = _gen(model, ids, cache, new, True, hook)
             emit({"what": "check", "model": name, "layout": layout, "mode": "compiled",
@@ -349,47 +364,73 @@ def bench(args):
         fwd_c = torch.compile(model.forward, mode="reduce-overhead", fullgraph=True)
         hd, L = cfg.head_dim, cfg.num_hidden_layers
         kinds = args.kinds.split(",")  # the compiled pair first: the headline if the run is cut short
-        for kind in kinds:
-            torch.cuda.empty_cache()
-            torch.cuda.reset_peak_memory_stats()
-            kv = None
+        built, times = {}, {k: [] for k in kinds}
+
+        def build(kind):
+            """(cache, forward, KVCache or None) of a kind, writing at the context's end as after a prefill."""
             if kind == "dynamic":
                 cache = DynamicCache(config=model.config)
                 for i in range(L):
                     k = torch.randn(batch, kvh, ctx, hd, device="cuda", dtype=torch.bfloat16)
                     cache.update(k, k.clone(), i)
-                fwd = model.forward
-            elif kind.startswith("static"):
+                return cache, model.forward, None
+            fwd = fwd_c if kind.endswith("compiled") else model.forward
+            if kind.startswith("static"):
                 cache = static_cache(model, batch, max_len)
                 cache.early_initialization(batch, kvh, hd, torch.bfloat16, torch.device("cuda"))
-                for layer in cache.layers:  # write at the context's end, as after a prefill
-                    if isinstance(getattr(layer, "cumulative_length", None), torch.Tensor):
-                        layer.cumulative_length.fill_(ctx)
-                fwd = fwd_c if kind.endswith("compiled") else model.forward
-            else:  # kv-eager, kv-compiled, kvrows-*, kvheads-*
-                layout = {"kvheads": "heads", "kvrows": "rows", "kvtokens": "tokens"}.get(kind.split("-")[0], None)
-                cache = kv_cache(model, batch, max_len, **({"layout": layout} if layout else {}))
-                cache.prepare(0, ctx)
-                cache.set_position(ctx)
-                kv = cache
-                fwd = fwd_c if kind.endswith("compiled") else model.forward
-            warm = args.warm_compiled if kind.endswith("compiled") else args.warm
-            t_compile = time.perf_counter()
-            med, mean = _decode_time(model, cache, fwd, batch, ctx, args.steps, warm, kv)
-            rec = {"what": "decode", "model": name, "cache": kind, "batch": batch, "context": ctx,
-                   "max_len": max_len, "ms_per_step_median": round(med * 1e3, 3), "ms_per_step_mean": round(mean * 1e3, 3),
-                   "steps": args.steps, "wall_s": round(time.perf_counter() - t_compile, 1),
-                   "peak_allocated_gib": round(torch.cuda.max_memory_allocated() / 2**30, 2),
-                   "gpu": torch.cuda.get_device_name()}
-            if kv is not None:
-                rec["kv_stats"] = kv.stats()
-            if args.trace_kernels:
-                rec["top_kernels"] = _top_kernels(model, cache, fwd, batch, ctx + warm + args.steps,
-                                                  args.trace_kernels, kv)
+                return cache, fwd, None
+            cache = kv_cache(model, batch, max_len, **_layout_of(kind))  # kv-*, kvrows[N]-*, kvheads-*
+            cache.prepare(0, ctx)
+            return cache, fwd, cache
+
+        # Rounds alternate the kinds (each kind's cache and compiled graph built once): the
+        # median over rounds of each round's median step is the figure, the spread is the noise.
+        for rnd in range(args.rounds):
+            for kind in kinds:
+                torch.cuda.reset_peak_memory_stats()
+                t_build = time.perf_counter()
+                if kind == "dynamic" and kind in built:  # it grew by the last round's steps: anew
+                    del built[kind]
+                    torch.cuda.empty_cache()
+                if kind not in built:
+                    built[kind] = build(kind)
+                cache, fwd, kv = built[kind]
+                if kv is not None:
+                    kv.set_position(ctx)
+                elif kind.startswith("static"):
+                    for layer in cache.layers:
+                        if isinstance(getattr(layer, "cumulative_length", None), torch.Tensor):
+                            layer.cumulative_length.fill_(ctx)
+                warm = (args.warm_compiled if kind.endswith("compiled") else args.warm) if rnd == 0 else 2
+                med, mean = _decode_time(model, cache, fwd, batch, ctx, args.steps, warm, kv)
+                times[kind].append(med)
+                rec = {"what": "decode", "model": name, "cache": kind, "round": rnd, "batch": batch, "context": ctx,
+                       "max_len": max_len, "ms_per_step_median": round(med * 1e3, 3),
+                       "ms_per_step_mean": round(mean * 1e3, 3), "steps": args.steps,
+                       "wall_s": round(time.perf_counter() - t_build, 1),
+                       "peak_allocated_gib": round(torch.cuda.max_memory_allocated() / 2**30, 2),
+                       "gpu": torch.cuda.get_device_name()}
+                if kv is not None:
+                    rec["kv_stats"] = kv.stats()
+                if args.trace_kernels and rnd == 0:
+                    rec["top_kernels"] = _top_kernels(model, cache, fwd, batch, ctx + warm + args.steps,
+                                                      args.trace_kernels, kv)
+                emit(rec)
+        base = {m: statistics.median(times[m]) for m in kinds if times[m]}
+        for kind in kinds:
+            if not times[kind]:
+                continue
+            rec = {"what": "decode_summary", "model": name, "cache": kind, "rounds": len(times[kind]),
+                   "ms_per_step": round(base[kind] * 1e3, 3),
+                   "ms_per_round": [round(t * 1e3, 3) for t in times[kind]]}
+            for ref in ("static-compiled", "static-eager", "dynamic"):
+                if ref in base and ref != kind:
+                    rec["x_" + ref] = round(base[ref] / base[kind], 3)  # > 1: faster than the reference
             emit(rec)
+        for cache, _, kv in built.values():
             if kv is not None:
                 kv.close()
-            del cache
+        built.clear()
         del model, fwd_c
         torch._dynamo.reset()
         torch.cuda.empty_cache()
@@ -434,7 +475,8 @@ def capacity(args):
     for name, kvh in (("gqa", 2), ("mha", 12)):
         if args.models and name not in args.models.split(","):
             continue
-        geo = dict(layers=28, heads=kvh, head_dim=128, max_len=args.max_len, itemsize=2, order=args.layout)
+        geo = dict(layers=28, heads=kvh, head_dim=128, max_len=args.max_len, itemsize=2, order=args.layout,
+                   group=args.group)
         row_bytes = 28 * 2 * kvh * 128 * 2 * args.max_len
         budget = args.budget_rows * row_bytes  # StaticCache's batch under the budget: budget_rows
         alloc = memlake.Allocator(backend=args.backend) if args.backend != "count" else None
@@ -524,6 +566,7 @@ def main():
     ap.add_argument("--context", type=int, default=8000)
     ap.add_argument("--max-len", type=int, default=8192)
     ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--rounds", type=int, default=3, help="bench: rounds alternating the kinds")
     ap.add_argument("--warm", type=int, default=3)
     ap.add_argument("--warm-compiled", type=int, default=4)
     ap.add_argument("--kinds", default="static-compiled,kv-compiled,dynamic,static-eager,kv-eager")
@@ -535,6 +578,7 @@ def main():
                     help="capacity: cuda, host, or count (the page accounting alone, no memory mapped)")
     ap.add_argument("--budget-rows", type=int, default=8)
     ap.add_argument("--layout", default="tokens", choices=["tokens", "rows", "heads"], help="capacity: the KV layout")
+    ap.add_argument("--group", type=int, default=None, help="capacity: K/V tensors per region (layout rows)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--schedule", choices=["batch", "continuous"], default="batch",
                     help="capacity: one batch whose rows stop at their lengths, or continuous replacement")

@@ -123,13 +123,15 @@ class KVCache(StaticCache):
     (default: config's torch_dtype / the current CUDA device). layout:
     "tokens" (default; one region per row: slack at most a page per row),
     "rows" (each layer's K/V a [batch, max_len, heads, head_dim] block; a
-    page per (row, layer, K/V)) or "heads" (StaticCache's own contiguous
-    layout; slack up to a page per head). rows: the rows active at the start (default all, from position 0).
+    page per (row, layer, K/V); group=N: N consecutive layers' K/V tensors
+    share a region, so N times fewer regions per row, each tensor strided)
+    or "heads" (StaticCache's own contiguous layout; slack up to a page per
+    head). rows: the rows active at the start (default all, from position 0).
     memory_limit: cap on the physical bytes (0 = none). margin: positions
     ahead at which a row's next page is mapped."""
 
     def __init__(self, config, max_batch_size, max_cache_len, dtype=None, device=None, layout="tokens",
-                 rows=None, memory_limit=0, margin=2, allocator=None):
+                 rows=None, memory_limit=0, margin=2, allocator=None, group=None):
         try:
             super().__init__(config=config, max_cache_len=max_cache_len)
         except TypeError:  # versions that take the batch size up front
@@ -150,7 +152,7 @@ class KVCache(StaticCache):
         itemsize = torch.empty(0, dtype=dtype).element_size()
         self._pages = KVPages(
             dict(layers=len(self.layers), batch=max_batch_size, heads=heads, head_dim=head_dim,
-                 max_len=max_cache_len, itemsize=itemsize, order=layout),
+                 max_len=max_cache_len, itemsize=itemsize, order=layout, group=group),
             device=device.index or 0, memory_limit=memory_limit, allocator=allocator, rows=rows, margin=margin,
             stream_fn=lambda: torch.cuda.current_stream(device).cuda_stream)
         g, vt = self._pages.geometry, self._pages.vt

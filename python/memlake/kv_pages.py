@@ -41,59 +41,65 @@ __all__ = ["KVPages", "KVGeometry"]
 
 
 class KVGeometry:
-    """Where each layer's K and V, and each row's positions, lie in the virtual tensor."""
+    """Where each layer's K and V, and each row's positions, lie in the virtual tensor.
 
-    def __init__(self, layers, batch, heads, head_dim, max_len, itemsize, page_size, order="tokens"):
+    "tokens" and "rows" are one scheme: the 2 x layers K/V tensors fall in groups of `group`
+    consecutive ones (tokens: one group of all of them; rows: `group`, default 1), and each
+    (group, row) is one region of whole pages holding, position after position, the group's
+    tensors' heads. A row grows through `regions_per_row` regions."""
+
+    def __init__(self, layers, batch, heads, head_dim, max_len, itemsize, page_size, order="tokens", group=None):
         for name, v in (("layers", layers), ("batch", batch), ("heads", heads), ("head_dim", head_dim),
                         ("max_len", max_len), ("itemsize", itemsize)):
             if not isinstance(v, int) or v <= 0:
                 raise InvalidArgumentError(f"KV cache: {name} must be a positive integer, got {v!r}")
         if order not in ("tokens", "rows", "heads"):
             raise InvalidArgumentError(f"KV cache: layout must be 'tokens', 'rows' or 'heads', got {order!r}")
+        if group is not None and (order != "rows" or isinstance(group, bool) or not isinstance(group, int)
+                                  or group <= 0 or (2 * layers) % group):
+            raise InvalidArgumentError(
+                f"KV cache: group (K/V tensors per region) is for layout 'rows' and must divide 2 x layers = "
+                f"{2 * layers}, got {group!r} with layout {order!r}")
         self.layers, self.batch, self.heads, self.head_dim = layers, batch, heads, head_dim
         self.max_len, self.itemsize, self.page_size, self.order = max_len, itemsize, page_size, order
-        self.region_token_bytes = heads * head_dim * itemsize  # one token of one (row, layer, K/V)
-        self.token_bytes = 2 * layers * self.region_token_bytes  # one token of one row: every layer, K and V
-        if order == "tokens":
-            self.row_bytes = -(-max_len * self.token_bytes // page_size) * page_size
-            self.nbytes = batch * self.row_bytes
-        elif order == "rows":  # row_bytes: one row of one layer's K or V
-            self.row_bytes = -(-max_len * self.region_token_bytes // page_size) * page_size
-            self.nbytes = 2 * layers * batch * self.row_bytes
-        else:
+        self.tensor_token_bytes = heads * head_dim * itemsize  # one token of one (row, layer, K/V)
+        self.token_bytes = 2 * layers * self.tensor_token_bytes  # one token of one row: every layer, K and V
+        if order == "heads":
             head_bytes = max_len * head_dim * itemsize
             if head_bytes % page_size:
                 raise InvalidArgumentError(
                     f"KV cache layout 'heads': one head's positions ({head_bytes} bytes) are not a whole number of "
                     f"{page_size}-byte pages; use layout='tokens' or a max length that makes them so")
-            self.row_bytes = None
+            self.group = self.row_bytes = self.region_token_bytes = None
+            self.regions_per_row = 2 * layers * heads
             self.nbytes = 2 * layers * batch * heads * head_bytes
+            return
+        self.group = 2 * layers if order == "tokens" else (group or 1)
+        self.regions_per_row = 2 * layers // self.group
+        self.region_token_bytes = self.group * self.tensor_token_bytes  # one token of one region
+        self.row_bytes = -(-max_len * self.region_token_bytes // page_size) * page_size  # one region, padded
+        self.nbytes = self.regions_per_row * batch * self.row_bytes
 
     def tensor(self, layer, kv):
         """(byte offset, shape, strides in elements) of layer `layer`'s K (kv=0) or V (kv=1)."""
         el = self.itemsize
         shape = (self.batch, self.heads, self.max_len, self.head_dim)
-        if self.order == "tokens":
-            off = (layer * 2 + kv) * self.region_token_bytes
-            tok = self.token_bytes // el
-            return off, shape, (self.row_bytes // el, self.head_dim, tok, 1)
-        if self.order == "rows":
-            off = (layer * 2 + kv) * self.batch * self.row_bytes
-            return off, shape, (self.row_bytes // el, self.head_dim, self.heads * self.head_dim, 1)
-        off = (layer * 2 + kv) * self.batch * self.heads * self.max_len * self.head_dim * el
-        return off, shape, (self.heads * self.max_len * self.head_dim, self.max_len * self.head_dim, self.head_dim, 1)
+        if self.order == "heads":
+            off = (layer * 2 + kv) * self.batch * self.heads * self.max_len * self.head_dim * el
+            return off, shape, (self.heads * self.max_len * self.head_dim, self.max_len * self.head_dim,
+                                self.head_dim, 1)
+        q, m = divmod(layer * 2 + kv, self.group)
+        off = q * self.batch * self.row_bytes + m * self.tensor_token_bytes
+        return off, shape, (self.row_bytes // el, self.head_dim, self.region_token_bytes // el, 1)
 
     def row_ranges(self, row, start, end):
         """Byte ranges (offset, length) holding positions [start, end) of `row`."""
         if end <= start:
             return []
-        if self.order == "tokens":
-            base = row * self.row_bytes
-            return [(base + start * self.token_bytes, (end - start) * self.token_bytes)]
-        if self.order == "rows":
+        if self.order != "heads":
             per = self.region_token_bytes
-            return [((lk * self.batch + row) * self.row_bytes + start * per, (end - start) * per)
-                    for lk in range(2 * self.layers)]
+            return [((q * self.batch + row) * self.row_bytes + start * per, (end - start) * per)
+                    for q in range(self.regions_per_row)]
         el, hd = self.itemsize, self.head_dim
         out = []
         for lk in range(2 * self.layers):
@@ -104,21 +110,19 @@ class KVGeometry:
 
     def row_region(self, row):
         """Byte ranges of the whole of `row` (every position), page-aligned."""
-        if self.order == "tokens":
-            return [(row * self.row_bytes, self.row_bytes)]
-        if self.order == "rows":
-            return [((lk * self.batch + row) * self.row_bytes, self.row_bytes) for lk in range(2 * self.layers)]
+        if self.order != "heads":
+            return [((q * self.batch + row) * self.row_bytes, self.row_bytes) for q in range(self.regions_per_row)]
         return self.row_ranges(row, 0, self.max_len)
 
     @property
     def tokens_per_page(self):
         """Positions of one row that one page of one of its regions holds (at least 1)."""
-        per = {"tokens": self.token_bytes, "rows": self.region_token_bytes}.get(self.order, self.head_dim * self.itemsize)
+        per = self.region_token_bytes or self.head_dim * self.itemsize
         return max(1, self.page_size // per)
 
     def covered(self, end):
-        """'rows': the positions of a row that the pages holding its positions below `end` hold whole."""
-        per, p = self.region_token_bytes, self.page_size
+        """The positions of a row that the pages holding its positions below `end` hold whole."""
+        per, p = self.region_token_bytes or self.head_dim * self.itemsize, self.page_size
         return min(self.max_len, -(-end * per // p) * p // per)
 
     @property
@@ -229,7 +233,7 @@ class KVPages:
         g = self.geometry
         if end <= self.mapped[row]:
             return
-        if g.order == "rows":  # many regions per row: no page ahead, or the slack would pass a page each
+        if g.regions_per_row > 1:  # no page ahead, or the slack could pass a page per region
             target = g.covered(end)
         else:
             target = min(g.max_len, end + self.margin + g.tokens_per_page)
@@ -296,7 +300,7 @@ class KVPages:
         allowance = active * g.slack_allowance
         if g.order == "rows":  # a row that starts mid-page has a partial page at each region's start too
             per = g.region_token_bytes
-            allowance += sum(g.slack_allowance for r in range(g.batch)
+            allowance += sum(g.regions_per_row * g.page_size for r in range(g.batch)
                              if self.active[r] and (self.start[r] * per) % g.page_size)
         return {
             "reserved_bytes": s["bytes"],
@@ -314,6 +318,7 @@ class KVPages:
             "pages_unmapped": s["pages_unmapped"],
             "syncs": s["syncs"],
             "layout": g.order,
+            "group": g.group,                          # K/V tensors per region ("tokens": all)
         }
 
     def close(self):

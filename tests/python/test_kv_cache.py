@@ -79,8 +79,32 @@ def test_geometry_rows_layout_is_a_dense_permutation_with_one_region_per_row_lay
     assert g.covered(1) == g.tokens_per_page and g.covered(g.tokens_per_page + 1) == 2 * g.tokens_per_page
 
 
-def test_rows_layout_stays_within_the_bound(alloc):
-    p = KVPages(geo(order="rows", max_len=3000), allocator=alloc)
+def test_geometry_rows_layout_with_groups_interleaves_a_groups_tensors_by_position():
+    g = KVGeometry(page_size=PAGE, **geo(max_len=8192, order="rows", group=2))  # a layer's K and V together
+    per = 2 * 2 * 64 * 2  # one position of one region: K and V, 2 heads of 64
+    assert g.regions_per_row == 4 and g.region_token_bytes == per
+    assert g.row_bytes == 8192 * per and g.nbytes == 4 * 3 * g.row_bytes
+    off, shape, strides = g.tensor(1, 1)  # layer 1's V: region 1, after its K within a position
+    assert off == 1 * 3 * g.row_bytes + 2 * 64 * 2
+    assert shape == (3, 2, 8192, 64) and strides == (g.row_bytes // 2, 64, per // 2, 1)
+    ranges = g.row_ranges(2, 10, 12)
+    assert ranges == [((q * 3 + 2) * g.row_bytes + 10 * per, 2 * per) for q in range(4)]
+    # group 1 is "rows" as it was; one group of every tensor is "tokens", byte for byte
+    assert KVGeometry(page_size=PAGE, **geo(order="rows", group=1)).tensor(1, 1) == \
+        KVGeometry(page_size=PAGE, **geo(order="rows")).tensor(1, 1)
+    t, r8 = KVGeometry(page_size=PAGE, **geo()), KVGeometry(page_size=PAGE, **geo(order="rows", group=8))
+    assert all(t.tensor(i, kv) == r8.tensor(i, kv) for i in range(4) for kv in (0, 1))
+    assert t.row_ranges(1, 5, 9) == r8.row_ranges(1, 5, 9) and t.nbytes == r8.nbytes
+    for bad in (3, 0, -2, True, 2.0):
+        with pytest.raises(memlake.InvalidArgumentError, match="group"):
+            KVGeometry(page_size=PAGE, **geo(order="rows", group=bad))
+    with pytest.raises(memlake.InvalidArgumentError, match="group"):
+        KVGeometry(page_size=PAGE, **geo(group=2))  # tokens: one group, by definition
+
+
+@pytest.mark.parametrize("group", [None, 2, 4])
+def test_rows_layout_stays_within_the_bound(alloc, group):
+    p = KVPages(geo(order="rows", max_len=3000, group=group), allocator=alloc)
     p.prepare(0, 10)
     for t in range(10, 3000, 7):
         p.prepare(t, 7 if t + 7 <= 3000 else 3000 - t)

@@ -48,12 +48,13 @@ def generate(model, ids, cache, new, hook=None):
         return model.generate(ids, attention_mask=torch.ones_like(ids), **kw)
 
 
-@pytest.mark.parametrize("layout", ["tokens", "rows"])
-def test_generate_matches_static_cache_within_the_bound(model, layout):
+@pytest.mark.parametrize("layout,group", [("tokens", None), ("rows", None), ("rows", 2)])
+def test_generate_matches_static_cache_within_the_bound(model, layout, group):
     ids = torch.randint(1, 4096, (4, 100), device="cuda", generator=torch.Generator("cuda").manual_seed(1))
     max_len = 464
     ref = generate(model, ids, StaticCache(config=model.config, max_cache_len=max_len), 300)
-    cache = mt.KVCache(model.config, max_batch_size=4, max_cache_len=max_len, dtype=torch.bfloat16, layout=layout)
+    cache = mt.KVCache(model.config, max_batch_size=4, max_cache_len=max_len, dtype=torch.bfloat16, layout=layout,
+                       group=group)
     hook = Bound(cache)
     out = generate(model, ids, cache, 300, hook)
     assert torch.equal(out, ref)

@@ -137,7 +137,7 @@ def test_graph_capture_under_enable_keeps_the_graphs_memory_apart():
             del t
         ref = ((x * 2).sin() + 1) * 3
         for i in range(20):
-            junk = [torch.full((1 << 18) * (k + 1), float(i), device="cuda") for k in range(8)]
+            junk = [torch.full(((1 << 18) * (k + 1),), float(i), device="cuda") for k in range(8)]
             x.copy_(torch.randn_like(x))
             ref = ((x * 2).sin() + 1) * 3
             g.replay()
