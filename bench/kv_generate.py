@@ -121,6 +121,24 @@ class _Hook:
         return scores
 
 
+def _divergence(seq, log, seq_ref, log_ref, prompt):
+    """Where two greedy runs part: the first generated step whose tokens differ (None: never), the
+    largest logit difference before it, and the reference's margin between its top two logits
+    there (a margin within that difference is a tie that rounding broke, not a wrong cache)."""
+    import torch
+    gen, ref = seq[:, prompt:], seq_ref[:, prompt:]
+    diff = (gen != ref).any(0).nonzero()
+    k = int(diff[0]) if diff.numel() else None
+    upto = log.shape[1] if k is None else k
+    before = float((log[:, :upto].float() - log_ref[:, :upto].float()).abs().max()) if upto else 0.0
+    out = {"first_divergent_step": k, "max_abs_logit_diff_before": before}
+    if k is not None:
+        top = log_ref[:, k].float().topk(2, dim=-1).values
+        rows = (gen[:, k] != ref[:, k]).nonzero().flatten()
+        out["ref_top2_margin_there"] = float((top[rows, 0] - top[rows, 1]).min())
+    return out
+
+
 def _gen(model, ids, cache, new, compiled, hook=None):
     import torch
     from transformers import LogitsProcessorList
@@ -164,6 +182,7 @@ def check(args):
             st = cache.stats()
             emit({"what": "check", "model": name, "layout": layout, "mode": "eager",
                   "tokens_equal_static": bool(torch.equal(seq_k, seq_s)),
+                  "vs_static": _divergence(seq_k, log_k, seq_s, log_s, plen),
                   "logits_bitwise_static": bool(torch.equal(log_k, log_s)),
                   "max_abs_logit_diff_static": float((log_k.float() - log_s.float()).abs().max()),
                   "max_abs_logit_diff_dynamic": float((log_k.float() - log_d.float()).abs().max()),
@@ -186,6 +205,7 @@ def check(args):
             seq_kc, log_kc = _gen(model, ids, cache, new, True, hook)
             emit({"what": "check", "model": name, "layout": layout, "mode": "compiled",
                   "tokens_equal_static_compiled": bool(torch.equal(seq_kc, seq_sc)),
+                  "vs_static_compiled": _divergence(seq_kc, log_kc, seq_sc, log_sc, plen),
                   "logits_bitwise_static_compiled": bool(torch.equal(log_kc, log_sc)),
                   "max_abs_logit_diff_static_compiled": float((log_kc.float() - log_sc.float()).abs().max()),
                   "compiled_vs_eager_static_max_abs": float((log_sc.float() - log_s.float()).abs().max()),
@@ -569,7 +589,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3, help="bench: rounds alternating the kinds")
     ap.add_argument("--warm", type=int, default=3)
     ap.add_argument("--warm-compiled", type=int, default=4)
-    ap.add_argument("--kinds", default="static-compiled,kv-compiled,dynamic,static-eager,kv-eager")
+    ap.add_argument("--kinds", default="static-compiled,kvrows2-compiled,kv-compiled,static-eager,kvrows2-eager,kv-eager,dynamic")
     ap.add_argument("--models", default="")
     ap.add_argument("--trace-kernels", type=int, default=0,
                     help="bench: after the timing, profile this many decode steps and report the top kernels")
