@@ -217,6 +217,13 @@ def worker(args):
         res["wake2_s"] = wake()
     res["wake2_GBps"] = wbytes / res["wake2_s"] / 1e9
     res["identical_after_wake2"] = check()
+    if ml and args.idle > 0:
+        # A repeat sleep, asleep for --idle seconds, then wake: sleep's use is an idle process,
+        # and the driver may finish work on the memory given back after cuMemRelease returns.
+        res["sleep3_s"] = sleep(False)
+        time.sleep(args.idle)
+        res["wake3_after_idle_s"] = wake()
+        res["wake3_after_idle_GBps"] = wbytes / res["wake3_after_idle_s"] / 1e9
     if ml and args.cycles:
         rs, gs, sl, wk, ok = [], [], [], [], True
         for i in range(args.cycles):
@@ -252,6 +259,7 @@ def main():
     ap.add_argument("--layers", type=int, default=58, help="decoder layers (58: 20 GiB of bf16 weights)")
     ap.add_argument("--cache-gib", type=int, default=40)
     ap.add_argument("--cycles", type=int, default=100)
+    ap.add_argument("--idle", type=float, default=1.0, help="memlake: seconds asleep before one more wake (0: none)")
     ap.add_argument("--json", help="write every worker's results here")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -263,7 +271,7 @@ def main():
         name, _, handle = w.partition(":")
         env = dict(os.environ, **({"MEMLAKE_TIER_HANDLE_SIZE": handle} if handle else {}))
         cmd = [sys.executable, __file__, "--worker", name, "--layers", str(args.layers), "--cache-gib",
-               str(args.cache_gib), "--cycles", str(args.cycles)]
+               str(args.cache_gib), "--cycles", str(args.cycles), "--idle", str(args.idle)]
         t = time.perf_counter()
         p = subprocess.run(cmd, capture_output=True, text=True, env=env)
         line = [x for x in p.stdout.splitlines() if x.startswith("RESULT ")]
