@@ -201,6 +201,8 @@ class ActivationTiering:
         self._exclude = set(exclude)  # storage addresses never moved (parameters)
         self._plans = {}              # input signature -> plan (dict)
         self._unstable = {}           # signature -> iterations that left its plan
+        self._own = set()             # signatures that left a larger shape's plan: profiled next time
+        self._covering = False        # this iteration runs a larger shape's plan (sizes may be smaller)
         self._last_plan = None
         self._plan = None             # this iteration's plan, None in a profile iteration
         self._active = False          # an iteration is under way (hooks seen its forward start)
@@ -213,7 +215,7 @@ class ActivationTiering:
         self._reset()
         self.st = dict(act_iterations=0, act_profiles=0, act_mismatches=0, act_evictions=0, act_evicted_bytes=0,
                        act_restores_planned=0, act_restores_on_demand=0, act_late_uses=0, act_restored_bytes=0,
-                       act_passive=0, act_aborted=0, act_returned_at_end=0)
+                       act_passive=0, act_aborted=0, act_returned_at_end=0, act_covered=0)
         start = self._on_start if _takes("register_forward_pre_hook", "with_kwargs") else self._on_start_args
         kw = dict(with_kwargs=True) if start == self._on_start else {}
         self._handles = [model.register_forward_pre_hook(start, **kw)]
@@ -265,6 +267,15 @@ class ActivationTiering:
         sig = self._signature(args, kwargs)
         self._sig = sig
         self._plan = self._plans.get(sig)
+        self._covering = False
+        if self._plan is None and sig not in self._own:
+            # A shape no larger than a profiled one runs that one's plan at once (no profile
+            # iteration): the same operators save the same storages, none larger, so what the
+            # plan keeps fits where the larger one's did. Every pack is still checked.
+            self._plan = self._cover(sig)
+            if self._plan is not None:
+                self._covering = True
+                self.st["act_covered"] += 1
         if self._plan is None:
             modes = _len_torch_dispatch_stack() if _len_torch_dispatch_stack else 0
             if self._unstable.get(sig, 0) >= 2 or len(self._plans) >= self.max_plans or modes:
@@ -277,6 +288,16 @@ class ActivationTiering:
                 self._tracker.__enter__()
         self._hooks_ctx = _torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
         self._hooks_ctx.__enter__()
+
+    def _cover(self, sig):
+        """The plan of the smallest profiled signature that covers `sig` (same arguments, each
+        tensor of the same dtype, device and rank and no dimension larger), or None."""
+        best, best_size = None, None
+        for other, plan in self._plans.items():
+            size = _covers(other, sig)
+            if size is not None and (best_size is None or size < best_size):
+                best, best_size = plan, size
+        return best
 
     def _on_boundary(self, module, args):
         if not self._in_forward:
@@ -292,7 +313,7 @@ class ActivationTiering:
                 return
             for first in self._plan["evict_at"].get(c, ()):
                 g = self._order[first] if first < len(self._order) else None
-                if g is None or g.away or not g.alive() or g.nbytes != self._plan["nbytes"][first]:
+                if g is None or g.away or not g.alive() or not self._fits(g.nbytes, self._plan["nbytes"][first]):
                     self._mismatch()
                     return
                 self._evict(g)
@@ -347,7 +368,8 @@ class ActivationTiering:
         if self._plan is not None and not self._halted:
             k = len(self._packs) - 1
             exp, nb = self._plan["packs"], self._plan["nbytes"]
-            if k >= len(exp) or exp[k] != (g.first, self._counter) or g.first >= len(nb) or nb[g.first] != g.nbytes:
+            if k >= len(exp) or exp[k] != (g.first, self._counter) or g.first >= len(nb) or \
+                    not self._fits(g.nbytes, nb[g.first]):
                 self._mismatch()
         return (saved, g, version)
 
@@ -366,13 +388,18 @@ class ActivationTiering:
                 self.st["act_late_uses"] += 1
             self._restore(g, planned=False)
 
+    def _fits(self, nbytes, planned):
+        return nbytes <= planned if self._covering else nbytes == planned
+
     def _mismatch(self):
         # The iteration left the profile: stop evicting, profile this signature again next time
-        # (twice in a row: it is not tiered any more).
+        # (twice in a row: it is not tiered any more). Left a larger shape's plan: its own profile next.
         if not self._halted:
             self._halted = True
             self.st["act_mismatches"] += 1
-            if self._plans.pop(self._sig, None) is not None:
+            if self._covering:
+                self._own.add(self._sig)
+            elif self._plans.pop(self._sig, None) is not None:
                 self._unstable[self._sig] = self._unstable.get(self._sig, 0) + 1
 
     def _evict(self, g):
@@ -538,6 +565,27 @@ class ActivationTiering:
 
 
 _PASSIVE = dict(packs=[], nbytes=[], evict_at={}, restore_order=[])  # an iteration that moves nothing
+
+
+def _covers(big, small):
+    """None unless signature `big` covers `small` (see ActivationTiering._cover); else big's
+    elements in all its tensors (to prefer the tightest cover)."""
+    if len(big) != len(small):
+        return None
+    size = 0
+    for b, s in zip(big, small):
+        tensor_b = isinstance(b, tuple) and len(b) == 3 and isinstance(b[0], tuple)
+        tensor_s = isinstance(s, tuple) and len(s) == 3 and isinstance(s[0], tuple)
+        if tensor_b and tensor_s:
+            if b[1:] != s[1:] or len(b[0]) != len(s[0]) or any(x < y for x, y in zip(b[0], s[0])):
+                return None
+            n = 1
+            for x in b[0]:
+                n *= x
+            size += n
+        elif b != s:
+            return None
+    return size
 
 
 def _takes(method, kw):

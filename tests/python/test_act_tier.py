@@ -207,6 +207,31 @@ def test_a_new_input_shape_is_profiled_then_planned():
     assert len(tiered[2].plans()) == 2
 
 
+def test_a_smaller_shape_runs_a_larger_ones_plan_without_a_profile():
+    shapes = [48, 32, 40, 32, 48, 16]
+    plain = _train(False, steps=6, shapes=shapes)
+    tiered = _train(True, steps=6, shapes=shapes)
+    _same(tiered, plain)
+    act, mover = tiered[2], tiered[3]
+    st = act.st
+    assert st["act_profiles"] == 1 and st["act_covered"] == 4 and st["act_mismatches"] == 0, st
+    assert len(act.plans()) == 1  # only the profiled shape has a plan of its own
+    assert mover.evictions >= 6 * 20  # every iteration moved its storages (21 in the profiled one)
+    assert not mover.live_away()
+
+
+def test_a_smaller_shape_that_saves_differently_gets_its_own_profile():
+    # At 8 rows some saved tensors fall under the mover's 4 KiB minimum: the packs differ from
+    # the 48-row plan's, so that iteration stops evicting and the next 8-row one is profiled.
+    shapes = [48, 8, 8, 8, 48]
+    plain = _train(False, steps=5, shapes=shapes)
+    tiered = _train(True, steps=5, shapes=shapes)
+    _same(tiered, plain)
+    st = tiered[2].st
+    assert st["act_covered"] == 1 and st["act_mismatches"] == 1 and st["act_profiles"] == 2, st
+    assert len(tiered[2].plans()) == 2 and not tiered[3].live_away()
+
+
 def test_keep_bytes_keeps_the_latest_used():
     plain = _train(False)
     some = _train(True, keep=40 << 10)
