@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The open issues' GPU measurements as named steps, in the order given, each
+# under its own time limit, results under $OUT/<step>/ as each ends (a step
+# cut short leaves the others'). One device call runs as many as its time
+# allows; scripts/gpu_prepare.sh first here, then carry [".gpu"].
+#   STEPS="sleep kv" OUT=/tmp/o scripts/gpu_steps.sh
+# Steps (about how long each takes on an H100/H200):
+#   sleep   issue 21: bench/sleep_wake.py, memlake beside torch_memory_saver's
+#           method and tensor.cpu(), 100 cycles; the sleep/graph GPU tests (~220 s)
+#   kv      issue 23: kv_generate.py check (GQA, compiled) and bench (3 rounds,
+#           GQA and MHA, StaticCache vs the layouts, compiled and eager) (~450 s)
+#   tier    issue 20: tier_finetune.py, losses with deterministic attention
+#           (5 steps) then speed (ideal, ckpt, 24/32 GiB, 16 GiB + disk) (~600 s)
+#   daemon  issue 22: device-wide memory with deduplicated weights (~60 s)
+#   hash    issue 22: content ids computed on the GPU against the host's (~60 s)
+#   lat     issue 27: capture tests, alloc latency, HF generation (~250 s)
+# Per-step limits: T_<STEP> seconds (e.g. T_KV=300).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-out}; mkdir -p "$out"
+log() { echo "[$(date +%T)] $*" | tee -a "$out/steps.log"; }
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader > "$out/device.txt" 2>&1
+log "device: $(head -1 "$out/device.txt")"
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMLAKE_BUILD_TESTS=OFF -DMEMLAKE_BUILD_BENCHMARKS=OFF \
+  > "$out/configure.log" 2>&1 &&
+  cmake --build build-gpu -j"$(nproc)" --target libmemlake.so memlake_cli > "$out/build.log" 2>&1 ||
+  { tail -30 "$out/configure.log" "$out/build.log"; exit 1; }
+export MEMLAKE_LIBRARY=$PWD/build-gpu/libmemlake.so PYTHONPATH=$PWD/python PYTHONUNBUFFERED=1
+log "built"
+
+step_sleep() {
+  timeout "${T_SLEEP:-240}" python3 bench/sleep_wake.py --workers memlake,tms,cpu --cycles 100 \
+    --json "$1/sleep_wake.json" > "$1/sleep_wake.txt" 2>&1
+  tail -8 "$1/sleep_wake.txt"
+  timeout 60 python3 -m pytest -q -rA tests/python/test_torch_gpu.py -k "sleep or graph_captured" > "$1/pytest.txt" 2>&1
+  tail -3 "$1/pytest.txt"
+}
+step_kv() {
+  timeout 150 python3 bench/kv_generate.py check --models gqa --compiled-models gqa --out "$1" > "$1/check.log" 2>&1
+  grep '"check"' "$1/check.log" | cut -c1-240
+  timeout "${T_KV:-330}" python3 bench/kv_generate.py bench --rounds 3 --steps 20 --trace-kernels 2 --out "$1" \
+    > "$1/bench.log" 2>&1
+  grep decode_summary "$1/bench.log"
+}
+step_tier() {
+  timeout 240 python3 bench/tier_finetune.py --configs ideal,tier24_ckpt,tier32 --attn eager --steps 5 \
+    --out "$1/losses.json" > "$1/losses.txt" 2>&1
+  grep -v '^{' "$1/losses.txt" | tail -8
+  timeout "${T_TIER:-360}" python3 bench/tier_finetune.py --configs ideal,ckpt,tier24_ckpt,tier32,tier16_ckpt_disk \
+    --out "$1/speed.json" --profile-dir "$1" > "$1/speed.txt" 2>&1
+  grep -v '^{' "$1/speed.txt" | tail -12
+  for f in "$1"/tier_profile_*.txt; do [ -e "$f" ] && ./build-gpu/memlake sim --profile "$f"; done > "$1/sim.txt" 2>&1
+  cat "$1/sim.txt"
+}
+step_daemon() { OUT="$1" PARTS=dedup BENCH_TIMEOUT="${T_DAEMON:-120}" scripts/gpu_daemon.sh | tail -15; }
+step_hash() {
+  cmake -S . -B build-gpu-tests -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMLAKE_BUILD_BENCHMARKS=OFF \
+    ${GTEST_DIR:+-DMEMLAKE_GTEST_SOURCE_DIR=$GTEST_DIR} > "$1/configure.log" 2>&1 &&
+    cmake --build build-gpu-tests -j"$(nproc)" --target memlake_tests > "$1/build.log" 2>&1 &&
+    timeout "${T_HASH:-120}" build-gpu-tests/tests/memlake_tests --gtest_filter='ContentId*:*Hash*:SharePrim*' \
+      > "$1/tests.txt" 2>&1
+  tail -5 "$1/tests.txt" 2>/dev/null || tail -20 "$1/build.log"
+}
+step_lat() { OUT="$1" T_TESTS=90 T_LAT=70 T_GEN="${T_LAT_GEN:-90}" scripts/gpu_issue27.sh | tail -30; }
+
+[ -d .gpu/googletest ] && export GTEST_DIR=$PWD/.gpu/googletest
+for s in ${STEPS:-sleep kv}; do
+  d="$out/$s"; mkdir -p "$d"
+  log "step $s"
+  "step_$s" "$d" 2>&1 | tee "$d/summary.txt"
+  log "step $s done"
+done
