@@ -17,6 +17,32 @@
 #include "prim/kernels.h"
 #include "support.h"
 
+// hash_kernel.cu's source compiled for the host: the kernel's indexing, its
+// wide loads and its alignment choice run here, one "thread" after another,
+// where no GPU is. (On a GPU, TheKernelHashesLikeTheHostOnTheCudaBackend runs
+// the PTX itself.)
+namespace emulated {
+#define __global__
+#define __device__
+struct ulonglong2 {
+  unsigned long long x, y;
+};
+inline ulonglong2 __ldg(const ulonglong2* p) { return *p; }
+struct Dim {
+  unsigned x = 0;
+};
+Dim blockIdx, blockDim, threadIdx;
+#include "daemon/hash_kernel.cu"
+#undef __global__
+#undef __device__
+void launch(unsigned grid, unsigned block, const unsigned char* data, unsigned long long n, unsigned long long leaf,
+            unsigned char* digests) {
+  blockDim.x = block;
+  for (blockIdx.x = 0; blockIdx.x < grid; ++blockIdx.x)
+    for (threadIdx.x = 0; threadIdx.x < block; ++threadIdx.x) memlake_hash_leaves(data, n, leaf, digests);
+}
+}  // namespace emulated
+
 namespace memlake::daemon {
 namespace {
 
@@ -194,6 +220,22 @@ TEST(ContentId, TheEmbeddedPtxHoldsTheKernelEntry) {
   const std::string ptx = prim::kHashKernelPtx;
   EXPECT_NE(ptx.find(".version"), std::string::npos);
   EXPECT_NE(ptx.find(std::string(".entry ") + prim::kHashKernelEntry), std::string::npos);
+}
+
+TEST(ContentId, TheKernelSourceRunOnTheHostHashesLikeTheCore) {
+  const auto bytes = random_bytes(3 * kLeafBytes + 4099 + 64, 13);
+  for (std::size_t shift : {0, 3, 8, 16}) {
+    for (std::size_t leaf : {std::size_t{1000}, std::size_t{128}, std::size_t{4096}, kLeafBytes}) {
+      const std::size_t len = leaf == kLeafBytes ? 3 * kLeafBytes + 4099 : 50 * leaf + 17;
+      SCOPED_TRACE("shift " + std::to_string(shift) + ", leaf " + std::to_string(leaf));
+      const std::size_t leaves = (len + leaf - 1) / leaf;
+      std::vector<std::uint8_t> got(32 * leaves), want(32 * leaves);
+      emulated::launch(static_cast<unsigned>((leaves + 31) / 32), 32, bytes.data() + shift, len, leaf, got.data());
+      for (std::size_t i = 0; i < leaves; ++i)
+        b2::hash_leaf(b2::BytesSource{bytes.data() + shift + i * leaf}, std::min(leaf, len - i * leaf), want.data() + 32 * i);
+      EXPECT_EQ(got, want);
+    }
+  }
 }
 
 // On a GPU: the kernel's leaf digests equal the core's on the host, leaf by

@@ -22,14 +22,16 @@ struct DeviceSource {
   bool wide;
   __device__ void block(std::uint64_t off, std::uint64_t m[16]) const {
     if (!wide) {
-#pragma unroll
+      MEMLAKE_UNROLL
       for (int i = 0; i < 16; ++i) m[i] = memlake::daemon::b2::load64_le(p + off + 8 * i);
       return;
     }
+#if defined(__CUDA_ARCH__)  // (tests/test_content_id.cpp runs this file on the host too)
     constexpr unsigned long long kAhead = 8 * 128;
     if (off + kAhead + 128 <= n) asm volatile("prefetch.global.L2 [%0];" ::"l"(p + off + kAhead));
+#endif
     const ulonglong2* q = reinterpret_cast<const ulonglong2*>(p + off);
-#pragma unroll
+    MEMLAKE_UNROLL
     for (int i = 0; i < 8; ++i) {
       const ulonglong2 w = __ldg(q + i);
       m[2 * i] = w.x;  // the GPU is little-endian, as BLAKE2b's words
