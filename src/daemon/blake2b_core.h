@@ -33,9 +33,15 @@ MEMLAKE_HD inline std::uint64_t rotr(std::uint64_t x, int n) { return (x >> n) |
 
 // Little-endian 64-bit word at p (any alignment, any host byte order).
 MEMLAKE_HD inline std::uint64_t load64_le(const std::uint8_t* p) {
+#if !defined(__CUDA_ARCH__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  std::uint64_t v;  // one unaligned load: g++ does not merge the byte loop below (0.6x the speed)
+  __builtin_memcpy(&v, p, 8);
+  return v;
+#else
   std::uint64_t v = 0;
   for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(p[i]) << (8 * i);
   return v;
+#endif
 }
 
 // h: the chaining state of an unkeyed hash with an out_len-byte digest (1..64).
