@@ -1,13 +1,21 @@
 // Content ids of shared buffers: BLAKE2b (RFC 7693), unkeyed, 32-byte digest.
 //
-// A buffer's id is a tree hash so that several host threads share the work:
+// A buffer's id is a tree hash so that the leaves are hashed in parallel:
 // every leaf of kLeafBytes (the last may be shorter) is hashed with
 // BLAKE2b-256, then the root is BLAKE2b-256 over "memlake-content-v1", the
 // buffer's length (8 bytes, little-endian) and the leaf digests in order.
 // Two buffers have the same id exactly when (up to BLAKE2b collisions) they
-// have the same bytes. The bytes are hashed on the host: device memory is
-// copied through pinned staging in pieces while the previous piece is hashed
-// (see ContentHasher); there is no GPU kernel.
+// have the same bytes, wherever the id was computed.
+//
+// Where: content_id() hashes host bytes with host threads. content_id_device()
+// first asks the backend to hash the leaves on the device
+// (Backend::hash_leaves: the cuda backend launches the kernel of
+// hash_kernel.cu, embedded as PTX when nvcc was found at build time) and
+// hashes only the root on the host; where the backend cannot (host backend,
+// built without nvcc, the driver refuses the PTX) the device bytes are copied
+// through pinned staging in pieces while host threads hash the previous one.
+// Host and kernel share one BLAKE2b core (blake2b_core.h), so every path
+// gives the same id.
 #pragma once
 
 #include <array>
@@ -42,8 +50,9 @@ class Blake2b {
 
 // Id of host bytes (threads: 0 = one per core, at most 16).
 Digest content_id(const void* data, std::size_t n, int threads = 0);
-// Id of device bytes [va, va+n) of `b` (mapped, readable), copied to pinned
-// host memory in pieces (pinned staging of the backend, two pieces in flight).
+// Id of device bytes [va, va+n) of `b` (mapped, readable): leaves hashed by
+// b.hash_leaves() where it can, else copied to pinned host memory in pieces
+// (pinned staging of the backend, two pieces in flight) and hashed here.
 Digest content_id_device(prim::Backend& b, std::uintptr_t va, std::size_t n, int threads = 0);
 
 std::string to_hex(const Digest& d);

@@ -6,10 +6,13 @@
 // This is the only file in memlake that includes cuda.h.
 #include <dlfcn.h>
 
+#include <cstdio>
 #include <mutex>
 #include <string>
+#include <type_traits>
 
 #include "core/error.h"
+#include "prim/kernels.h"
 #include "prim/prim.h"
 
 #if MEMLAKE_HAVE_CUDA_H
@@ -28,6 +31,16 @@ struct Driver {
   // Optional (sharing between processes): null where the driver lacks them.
   decltype(&::cuMemExportToShareableHandle) cuMemExportToShareableHandle = nullptr;
   decltype(&::cuMemImportFromShareableHandle) cuMemImportFromShareableHandle = nullptr;
+  // Optional (the content-id kernel, hash_leaves): null where the driver lacks them.
+  decltype(&::cuModuleLoadData) cuModuleLoadData = nullptr;
+  decltype(&::cuModuleUnload) cuModuleUnload = nullptr;
+  decltype(&::cuModuleGetFunction) cuModuleGetFunction = nullptr;
+  decltype(&::cuLaunchKernel) cuLaunchKernel = nullptr;
+  decltype(&::cuMemAlloc) cuMemAlloc = nullptr;  // cuMemAlloc_v2
+  decltype(&::cuMemFree) cuMemFree = nullptr;    // cuMemFree_v2
+  bool has_modules() const {
+    return cuModuleLoadData && cuModuleUnload && cuModuleGetFunction && cuLaunchKernel && cuMemAlloc && cuMemFree;
+  }
   // Optional (labels only): cuDeviceGetUuid_v2, else cuDeviceGetUuid (same signature).
   CUresult (*cuDeviceGetUuid)(CUuuid*, CUdevice) = nullptr;
   void* lib = nullptr;
@@ -61,6 +74,13 @@ Driver& driver() {
         reinterpret_cast<decltype(&::cuMemExportToShareableHandle)>(dlsym(d.lib, "cuMemExportToShareableHandle"));
     d.cuMemImportFromShareableHandle =
         reinterpret_cast<decltype(&::cuMemImportFromShareableHandle)>(dlsym(d.lib, "cuMemImportFromShareableHandle"));
+    auto opt = [&](auto& fn, const char* sym) { fn = reinterpret_cast<std::decay_t<decltype(fn)>>(dlsym(d.lib, sym)); };
+    opt(d.cuModuleLoadData, "cuModuleLoadData");
+    opt(d.cuModuleUnload, "cuModuleUnload");
+    opt(d.cuModuleGetFunction, "cuModuleGetFunction");
+    opt(d.cuLaunchKernel, "cuLaunchKernel");
+    opt(d.cuMemAlloc, "cuMemAlloc_v2");
+    opt(d.cuMemFree, "cuMemFree_v2");
     using UuidFn = CUresult (*)(CUuuid*, CUdevice);
     d.cuDeviceGetUuid = reinterpret_cast<UuidFn>(dlsym(d.lib, "cuDeviceGetUuid_v2"));
     if (!d.cuDeviceGetUuid) d.cuDeviceGetUuid = reinterpret_cast<UuidFn>(dlsym(d.lib, "cuDeviceGetUuid"));
@@ -139,7 +159,17 @@ class CudaBackend final : public Backend {
       }
     }
   }
-  ~CudaBackend() override { driver().cuDevicePrimaryCtxRelease(dev_); }
+  ~CudaBackend() override {
+    Driver& d = driver();
+    if (module_) {  // unloaded in its context, without throwing
+      CUcontext cur = nullptr, dummy = nullptr;
+      d.cuCtxGetCurrent(&cur);
+      const bool pushed = cur != ctx_ && d.cuCtxPushCurrent(ctx_) == CUDA_SUCCESS;
+      d.cuModuleUnload(module_);
+      if (pushed) d.cuCtxPopCurrent(&dummy);
+    }
+    d.cuDevicePrimaryCtxRelease(dev_);
+  }
 
   std::string name() const override { return "cuda"; }
   int device() const override { return device_; }
@@ -331,6 +361,42 @@ class CudaBackend final : public Backend {
     check(driver().cuMemcpyDtoDAsync(dst, src, n, static_cast<CUstream>(s)), "cuMemcpyDtoDAsync",
           hex_ptr(dst) + " <- " + range(src, n));
   }
+  bool hash_leaves(std::uintptr_t va, std::size_t n, std::size_t leaf_bytes, std::uint8_t* digests_out) override {
+    if (leaf_bytes == 0) throw_error(Errc::invalid_argument, "cuda backend: hash_leaves with a leaf of 0 bytes");
+    const CUfunction f = hash_kernel();
+    if (!f) return false;
+    if (n == 0) return true;
+    Driver& d = driver();
+    Ctx c(this);
+    const std::size_t leaves = (n + leaf_bytes - 1) / leaf_bytes, bytes = 32 * leaves;
+    constexpr unsigned kBlock = 32;  // one warp a block: the leaves spread over every SM
+    const std::size_t grid = (leaves + kBlock - 1) / kBlock;
+    if (grid > 0x7fffffff) throw_error(Errc::invalid_argument, "cuda backend: hash_leaves over too many leaves");
+    CUdeviceptr digests = 0;
+    check(d.cuMemAlloc(&digests, bytes), "cuMemAlloc", std::to_string(bytes) + " bytes of leaf digests");
+    struct Free {
+      CUdeviceptr p;
+      ~Free() { driver().cuMemFree(p); }
+    } free_digests{digests};
+    CUstream s = nullptr;
+    check(d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    struct Destroy {  // before the digests are freed, also when a call below throws
+      CUstream s;
+      ~Destroy() {
+        driver().cuStreamSynchronize(s);
+        driver().cuStreamDestroy(s);
+      }
+    } destroy_stream{s};
+    CUdeviceptr data = va;
+    unsigned long long len = n, leaf = leaf_bytes;
+    void* args[] = {&data, &len, &leaf, &digests};
+    const std::string what = std::string(kHashKernelEntry) + " over " + range(va, n);
+    check(d.cuLaunchKernel(f, static_cast<unsigned>(grid), 1, 1, kBlock, 1, 1, 0, s, args, nullptr), "cuLaunchKernel",
+          what);
+    check(d.cuMemcpyDtoHAsync(digests_out, digests, bytes, s), "cuMemcpyDtoHAsync", "leaf digests of " + what);
+    check(d.cuStreamSynchronize(s), "cuStreamSynchronize", what);  // a fault in the kernel shows here
+    return true;
+  }
   void write(std::uintptr_t dst, const void* src, std::size_t n) override {
     Ctx c(this);
     check(driver().cuMemcpyHtoD(dst, src, n), "cuMemcpyHtoD", range(dst, n));
@@ -361,6 +427,37 @@ class CudaBackend final : public Backend {
     bool pushed = false;
   };
 
+  // The content-id kernel in this backend's context: its module is loaded
+  // (the driver compiles the PTX) at the first call and kept until the
+  // backend goes. nullptr where it cannot be: built without nvcc, a driver
+  // without the module API, or one that refuses the PTX (too old for its
+  // version, say), said once on stderr; hash_leaves then answers false.
+  CUfunction hash_kernel() {
+    std::call_once(kernel_once_, [this] {
+      Driver& d = driver();
+      if (!kHashKernelPtx || !d.has_modules()) return;
+      Ctx c(this);
+      CUmodule m = nullptr;
+      const CUresult r = d.cuModuleLoadData(&m, kHashKernelPtx);
+      if (r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION || r == CUDA_ERROR_INVALID_PTX || r == CUDA_ERROR_NO_BINARY_FOR_GPU ||
+          r == CUDA_ERROR_JIT_COMPILER_NOT_FOUND || r == CUDA_ERROR_INVALID_IMAGE || r == CUDA_ERROR_NOT_SUPPORTED) {
+        std::fprintf(stderr, "memlake: content ids are hashed on the host: cuModuleLoadData(%s) failed: %s\n",
+                     kHashKernelEntry, err_name(r).c_str());
+        return;
+      }
+      check(r, "cuModuleLoadData", kHashKernelEntry);
+      CUfunction f = nullptr;
+      const CUresult g = d.cuModuleGetFunction(&f, m, kHashKernelEntry);
+      if (g != CUDA_SUCCESS) {
+        d.cuModuleUnload(m);
+        check(g, "cuModuleGetFunction", kHashKernelEntry);
+      }
+      module_ = m;
+      kernel_ = f;
+    });
+    return kernel_;
+  }
+
   int device_;
   CUdevice dev_ = 0;
   CUcontext ctx_ = nullptr;
@@ -368,6 +465,9 @@ class CudaBackend final : public Backend {
   std::size_t gran_ = 0;
   std::size_t total_ = 0;
   std::string uuid_;  // "GPU-...", "" if the driver cannot tell
+  std::once_flag kernel_once_;  // hash_kernel(): retried if loading threw
+  CUmodule module_ = nullptr;
+  CUfunction kernel_ = nullptr;
 };
 
 }  // namespace

@@ -66,6 +66,9 @@ class ForwardingBackend : public Backend {
   }
   void write(std::uintptr_t dst, const void* src, std::size_t n) override { inner_->write(dst, src, n); }
   void read(void* dst, std::uintptr_t src, std::size_t n) override { inner_->read(dst, src, n); }
+  bool hash_leaves(std::uintptr_t va, std::size_t n, std::size_t leaf_bytes, std::uint8_t* digests_out) override {
+    return inner_->hash_leaves(va, n, leaf_bytes, digests_out);
+  }
   PhysHandle create_shareable(std::size_t size) override;  // counted as create
   int export_fd(PhysHandle h, bool read_only) override { return inner_->export_fd(h, read_only); }
   PhysHandle import_fd(int fd, std::size_t size) override;  // counted as create

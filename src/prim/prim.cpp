@@ -43,6 +43,7 @@ int Backend::export_fd(PhysHandle, bool) {
 PhysHandle Backend::import_fd(int, std::size_t) {
   throw_error(Errc::unavailable, "the " + name() + " backend cannot import memory of another process");
 }
+bool Backend::hash_leaves(std::uintptr_t, std::size_t, std::size_t, std::uint8_t*) { return false; }
 
 // ---- ForwardingBackend -------------------------------------------------
 

@@ -142,6 +142,16 @@ class Backend {
   virtual void write(std::uintptr_t dst, const void* src, std::size_t n) = 0;
   virtual void read(void* dst, std::uintptr_t src, std::size_t n) = 0;
 
+  // ---- Device work (one narrow operation, for the daemon's content ids)
+  // BLAKE2b-256 of every leaf_bytes-long leaf of the mapped, readable device
+  // range [va, va+n) (the last leaf may be shorter), computed on the device:
+  // digests_out receives 32 bytes per leaf, ceil(n / leaf_bytes) of them, in
+  // order. Returns false, having done nothing, where the backend cannot (host
+  // backend; cuda built without nvcc, or a driver that refuses the embedded
+  // PTX): the caller hashes the bytes itself. Blocks until the digests are
+  // on the host; driver errors throw. Not counted as an allocator call.
+  virtual bool hash_leaves(std::uintptr_t va, std::size_t n, std::size_t leaf_bytes, std::uint8_t* digests_out);
+
   // ---- Sharing between processes (POSIX file descriptors)
   // create_shareable() is create() for memory another process may map: the
   // cuda backend asks for CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR (a plain
