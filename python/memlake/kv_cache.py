@@ -46,7 +46,12 @@ class _Cai:
 
 def _wrap(ptr, nbytes, shape, strides, dtype, device):
     """A tensor over device memory at ptr (not owned), with the given shape and strides (elements):
-    its own storage of nbytes, so torch sees no aliasing between two such tensors."""
+    its own storage of nbytes, so torch sees no aliasing between two such tensors. A CPU device
+    (memlake's host backend, whose pages are host memory) wraps the bytes in place too."""
+    if device.type == "cpu":
+        import ctypes
+        flat = torch.frombuffer((ctypes.c_uint8 * nbytes).from_address(ptr), dtype=torch.uint8)
+        return torch.as_strided(flat.view(dtype), shape, strides)
     make = getattr(torch._C, "_construct_storage_from_data_pointer", None)
     if make is not None:
         storage = make(ptr, device, nbytes)
@@ -55,6 +60,18 @@ def _wrap(ptr, nbytes, shape, strides, dtype, device):
     t = torch.empty(0, dtype=dtype, device=device)
     t.set_(storage, 0, shape, strides)
     return t
+
+
+def _mark_static(t):
+    """torch.compile: t's address never changes (no copy into a CUDA graph's buffers). Not in torch < 2."""
+    dynamo = getattr(torch, "_dynamo", None)
+    if dynamo is not None:
+        dynamo.mark_static_address(t)
+
+
+def _compiling():
+    compiler = getattr(torch, "compiler", None)
+    return bool(getattr(compiler, "is_compiling", None) and compiler.is_compiling())
 
 
 def _init_layer(layer, keys, values, batch, heads, head_dim, dtype, device, bases=None):
@@ -73,7 +90,7 @@ def _init_layer(layer, keys, values, batch, heads, head_dim, dtype, device, base
         layer.cumulative_length = layer.cumulative_length.to(device)
         statics.append(layer.cumulative_length)
     for t in statics:
-        torch._dynamo.mark_static_address(t)
+        _mark_static(t)
     layer.is_initialized = True
 
 
@@ -154,7 +171,7 @@ class KVCache(StaticCache):
             dict(layers=len(self.layers), batch=max_batch_size, heads=heads, head_dim=head_dim,
                  max_len=max_cache_len, itemsize=itemsize, order=layout, group=group),
             device=device.index or 0, memory_limit=memory_limit, allocator=allocator, rows=rows, margin=margin,
-            stream_fn=lambda: torch.cuda.current_stream(device).cuda_stream)
+            stream_fn=(lambda: torch.cuda.current_stream(device).cuda_stream) if device.type == "cuda" else None)
         g, vt = self._pages.geometry, self._pages.vt
         layers = []
         for i in range(len(self.layers)):
@@ -195,7 +212,7 @@ class KVCache(StaticCache):
     def _eager_hook(self, *args, **kwargs):
         """transformers 5.17 asks get_mask_sizes(query_length, layer_idx) before each step (positions come
         from the layers' counter); earlier versions pass cache_position (a tensor)."""
-        if torch.compiler.is_compiling():
+        if _compiling():
             return  # traced: the graph stays StaticCache's
         query = args[0] if args else kwargs.get("query_length", kwargs.get("cache_position"))
         if query is None:

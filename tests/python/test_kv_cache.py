@@ -1,7 +1,8 @@
 """The virtual tensor and the KV cache's page bookkeeping on the host backend (no GPU, no torch).
 
-memlake.torch.KVCache itself needs CUDA and transformers: its GPU checks are
-bench/kv_generate.py check (docs/results.md)."""
+memlake.torch.KVCache itself: test_kv_cache_cpu.py (the class over the host backend's pages,
+against a stand-in of transformers' static cache), test_kv_cache_gpu.py and bench/kv_generate.py
+check (docs/results.md) on a GPU."""
 import math
 import random
 

@@ -1,0 +1,121 @@
+"""memlake.torch.KVCache on the CPU: the cache class itself, over the host backend's pages.
+
+transformers is not installed here, so a stand-in of the two classes KVCache builds on takes
+its place: StaticLayer and StaticCache as transformers 5.17 has them (a layer's update writes
+at its device counter `cumulative_length`, advances it, and returns the whole [B, H, L, D]
+tensors; the mask covers the whole maximum length). Each layout's update must return, step
+after step, exactly what StaticCache's returns for the same keys and values, with mapped
+bytes within the bound. The same class on a GPU: tests/python/test_kv_cache_gpu.py."""
+import importlib
+import sys
+import types
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="PyTorch not installed")
+
+import memlake  # noqa: E402
+
+
+class StaticLayer:
+    """transformers 5.17's StaticLayer, the parts KVCache relies on."""
+
+    def __init__(self, max_cache_len):
+        self.max_cache_len = max_cache_len
+        self.keys = self.values = None
+        self.is_initialized = False
+        self.cumulative_length = torch.zeros((), dtype=torch.long)
+
+    def lazy_initialization(self, key_states, value_states):
+        b, h, _, d = key_states.shape
+        self.keys = torch.zeros((b, h, self.max_cache_len, d), dtype=key_states.dtype)
+        self.values = torch.zeros_like(self.keys)
+        self.is_initialized = True
+
+    def update(self, key_states, value_states, *args, **kwargs):
+        if not self.is_initialized:
+            self.lazy_initialization(key_states, value_states)
+        n = key_states.shape[-2]
+        position = torch.arange(n) + self.cumulative_length
+        self.cumulative_length.add_(n)
+        self.keys.index_copy_(2, position, key_states)
+        self.values.index_copy_(2, position, value_states)
+        return self.keys, self.values
+
+    def get_mask_sizes(self, query_length, *args, **kwargs):
+        return self.max_cache_len, 0
+
+    def get_seq_length(self):
+        return self.cumulative_length
+
+    def reset(self):
+        self.cumulative_length.zero_()
+
+
+class StaticCache:
+    def __init__(self, config, max_cache_len):
+        self.layers = [StaticLayer(max_cache_len) for _ in range(config.num_hidden_layers)]
+
+    def update(self, key_states, value_states, layer_idx, cache_kwargs=None):
+        return self.layers[layer_idx].update(key_states, value_states, cache_kwargs)
+
+    def get_mask_sizes(self, query_length, layer_idx=0):
+        return self.layers[layer_idx].get_mask_sizes(query_length)
+
+
+@pytest.fixture
+def kv_cache_module(monkeypatch):
+    """memlake.kv_cache imported over the stand-in (and the real module, if any, put back after)."""
+    fake = types.ModuleType("transformers")
+    utils = types.ModuleType("transformers.cache_utils")
+    utils.StaticLayer, utils.StaticCache = StaticLayer, StaticCache
+    fake.cache_utils = utils
+    monkeypatch.setitem(sys.modules, "transformers", fake)
+    monkeypatch.setitem(sys.modules, "transformers.cache_utils", utils)
+    monkeypatch.delitem(sys.modules, "memlake.kv_cache", raising=False)
+    return importlib.import_module("memlake.kv_cache")
+
+
+@pytest.fixture(scope="module")
+def alloc():
+    a = memlake.Allocator(backend="host", granularity="64K", small_max="16K")
+    yield a
+    a.close()
+
+
+LAYERS, BATCH, HEADS, DIM, MAX_LEN = 3, 2, 2, 64, 256  # fp32: one head's 256 positions are one 64 KiB page
+
+
+@pytest.mark.parametrize("layout,group", [("tokens", None), ("rows", None), ("rows", 2), ("rows", 3), ("heads", None)])
+def test_each_layouts_update_returns_what_static_cache_returns(kv_cache_module, alloc, layout, group):
+    config = types.SimpleNamespace(num_hidden_layers=LAYERS, num_key_value_heads=HEADS, num_attention_heads=4,
+                                   hidden_size=4 * DIM, head_dim=DIM, torch_dtype=torch.float32)
+    cache = kv_cache_module.KVCache(config, max_batch_size=BATCH, max_cache_len=MAX_LEN, dtype=torch.float32,
+                                    device="cpu", layout=layout, group=group, allocator=alloc)
+    ref = StaticCache(config, MAX_LEN)
+    g = torch.Generator().manual_seed(7)
+    steps = [37] + [1] * 60 + [5, 1, 1]  # a prefill, decode steps, a chunk, decode again
+    for n in steps:
+        cache.get_mask_sizes(n, 0)  # generate() asks before each step: the pages are mapped here
+        for i in range(LAYERS):
+            k = torch.randn(BATCH, HEADS, n, DIM, generator=g)
+            v = torch.randn(BATCH, HEADS, n, DIM, generator=g)
+            rk, rv = ref.update(k, v, i)
+            ck, cv = cache.update(k, v, i)
+            assert ck.shape == rk.shape and torch.equal(ck, rk) and torch.equal(cv, rv), (layout, group, i)
+        s = cache.stats()
+        assert s["live_bytes"] <= s["mapped_bytes"], s
+        if layout != "heads":  # "heads" may pass a page per (row, layer, K/V): one per head
+            assert s["mapped_bytes"] <= s["bound_bytes"], s
+    written = sum(steps)
+    assert int(cache.layers[0].cumulative_length) == written
+    assert cache.stats()["live_bytes"] == BATCH * written * 2 * LAYERS * HEADS * DIM * 4
+    cache.close()
+
+
+def test_a_group_that_does_not_divide_the_tensors_is_refused(kv_cache_module, alloc):
+    config = types.SimpleNamespace(num_hidden_layers=LAYERS, num_key_value_heads=HEADS, num_attention_heads=4,
+                                   hidden_size=4 * DIM, head_dim=DIM, torch_dtype=torch.float32)
+    with pytest.raises(memlake.InvalidArgumentError, match="group"):
+        kv_cache_module.KVCache(config, max_batch_size=BATCH, max_cache_len=MAX_LEN, dtype=torch.float32,
+                                device="cpu", layout="rows", group=4, allocator=alloc)
