@@ -241,14 +241,17 @@ def worker(args):
 
 
 def table(results):
-    rows = ["| worker | first sleep (offload weights, discard cache) | repeat sleep | wake | wake GB/s | GPU held asleep | logits identical |",
-            "|---|---|---|---|---|---|---|"]
+    rows = ["| worker | first sleep (offload weights, discard cache) | repeat sleep | wake | wake GB/s | "
+            "wake after a repeat sleep, GB/s | the same after the idle wait, GB/s | GPU held asleep | logits identical |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         if "error" in r:
-            rows.append(f"| {r['worker']} | failed: {r['error'][:80]} | | | | | |")
+            rows.append(f"| {r['worker']} | failed: {r['error'][:80]} | | | | | | | |")
             continue
+        idle = r.get("wake3_after_idle_GBps")
         rows.append(f"| {r['worker']} | {r['sleep1_s']:.3f} s | {r['sleep2_s']:.3f} s | {r['wake1_s']:.3f} s | "
-                    f"{r['wake1_GBps']:.1f} | {r['gpu_held_asleep'] / 2**20:.0f} MiB | "
+                    f"{r['wake1_GBps']:.1f} | {r['wake2_GBps']:.1f} | {'' if idle is None else f'{idle:.1f}'} | "
+                    f"{r['gpu_held_asleep'] / 2**20:.0f} MiB | "
                     f"{r['identical_after_wake'] and r['identical_after_wake2']} |")
     return "\n".join(rows)
 
