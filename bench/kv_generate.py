@@ -403,15 +403,14 @@ def bench(args):
             cache.prepare(0, ctx)
             return cache, fwd, cache
 
-        # Rounds alternate the kinds (each kind's cache and compiled graph built once): the
-        # median over rounds of each round's median step is the figure, the spread is the noise.
+        # Rounds alternate the kinds (a compiled kind's cache and graph built once and kept, the
+        # others' caches made anew each round and freed after it, so that at most one of them is
+        # resident): the median over rounds of each round's median step is the figure, the
+        # spread is the noise.
         for rnd in range(args.rounds):
             for kind in kinds:
                 torch.cuda.reset_peak_memory_stats()
                 t_build = time.perf_counter()
-                if kind == "dynamic" and kind in built:  # it grew by the last round's steps: anew
-                    del built[kind]
-                    torch.cuda.empty_cache()
                 if kind not in built:
                     built[kind] = build(kind)
                 cache, fwd, kv = built[kind]
@@ -424,6 +423,7 @@ def bench(args):
                 warm = (args.warm_compiled if kind.endswith("compiled") else args.warm) if rnd == 0 else 2
                 med, mean = _decode_time(model, cache, fwd, batch, ctx, args.steps, warm, kv)
                 times[kind].append(med)
+                # peak_allocated_gib: the process's, the compiled kinds' caches kept for the next rounds included
                 rec = {"what": "decode", "model": name, "cache": kind, "round": rnd, "batch": batch, "context": ctx,
                        "max_len": max_len, "ms_per_step_median": round(med * 1e3, 3),
                        "ms_per_step_mean": round(mean * 1e3, 3), "steps": args.steps,
@@ -432,10 +432,18 @@ def bench(args):
                        "gpu": torch.cuda.get_device_name()}
                 if kv is not None:
                     rec["kv_stats"] = kv.stats()
+                elif kind.startswith("static"):
+                    rec["cache_bytes"] = sum(t.numel() * t.element_size() for layer in cache.layers
+                                             for t in (layer.keys, layer.values))
                 if args.trace_kernels and rnd == 0:
                     rec["top_kernels"] = _top_kernels(model, cache, fwd, batch, ctx + warm + args.steps,
                                                       args.trace_kernels, kv)
                 emit(rec)
+                if not kind.endswith("compiled"):  # only a compiled kind's graph needs its cache kept
+                    if kv is not None:
+                        kv.close()
+                    del built[kind], cache, fwd, kv
+                    torch.cuda.empty_cache()
         base = {m: statistics.median(times[m]) for m in kinds if times[m]}
         for kind in kinds:
             if not times[kind]:

@@ -268,7 +268,7 @@ class ActivationTiering:
         self._sig = sig
         self._plan = self._plans.get(sig)
         self._covering = False
-        if self._plan is None and sig not in self._own:
+        if self._plan is None and sig not in self._own and self._unstable.get(sig, 0) < 2:
             # A shape no larger than a profiled one runs that one's plan at once (no profile
             # iteration): the same operators save the same storages, none larger, so what the
             # plan keeps fits where the larger one's did. Every pack is still checked.

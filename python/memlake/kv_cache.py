@@ -78,14 +78,14 @@ def _init_layer(layer, keys, values, batch, heads, head_dim, dtype, device, base
     """What StaticLayer.lazy_initialization sets, over the given tensors: the attributes of
     transformers 5.17 (batch_size, k/v_head_dim, a device cumulative_length) and of earlier
     versions (max_batch_size, head_dim). bases: the [batch, max_len, heads, head_dim] tensors
-    that keys/values are views of ("rows" layout), which update() writes."""
+    that keys/values are views of ("tokens" and "rows" layouts), which update() writes."""
     layer.dtype, layer.device = dtype, device
     layer.batch_size = layer.max_batch_size = batch
     layer.num_heads = heads
     layer.head_dim = layer.k_head_dim = layer.v_head_dim = head_dim
     layer.keys, layer.values = keys, values
     layer._bases = bases
-    statics = list(bases) if bases else [keys, values]
+    statics = [*(bases or ()), keys, values]  # the views too: StaticLayer's own update writes them (no device counter)
     if isinstance(getattr(layer, "cumulative_length", None), torch.Tensor):
         layer.cumulative_length = layer.cumulative_length.to(device)
         statics.append(layer.cumulative_length)
@@ -96,7 +96,8 @@ def _init_layer(layer, keys, values, batch, heads, head_dim, dtype, device, base
 
 class _VirtualLayer(StaticLayer):
     """StaticLayer over memlake memory: get_mask_sizes(), get_seq_length() are StaticLayer's, and so is
-    update() except in the "rows" layout (below)."""
+    update() in "heads" (and where transformers has no device counter); "tokens" and "rows" write
+    their bases (below)."""
 
     def lazy_initialization(self, key_states, *args, **kwargs):  # initialised by the cache, up front
         self.is_initialized = True

@@ -17,10 +17,11 @@ memlake virtual tensor (memlake.vt.VirtualTensor). Two byte orders:
     layer's K (or V) padded to whole pages. Each (row, layer, K/V) grows
     through its own region: at most one page of slack per (row, layer, K/V),
     the issue's bound. Each layer's K (or V) is a [batch, heads, max_len,
-    head_dim] view of a [batch, max_len, heads, head_dim] tensor: dense where
-    rows need no padding (flash attention's own order), but not contiguous,
-    and a compiled step still copies it whole per update (measured, results
-    §17a); StaticCache's contiguous tensors are updated in place.
+    head_dim] view of a [batch, max_len, heads, head_dim] tensor (flash
+    attention's own order), which the cache's update writes (so a compiled
+    step updates it in place, as StaticCache's; results §18c). group=N puts N
+    consecutive K/V tensors in one region, position by position: a row grows
+    through 2 x layers / N regions; "tokens" is one group of all of them.
 
 "heads"
     storage [layers, K/V, batch, heads, max_len, head_dim]: each layer's K
@@ -298,7 +299,7 @@ class KVPages:
         mapped = s["private_pages"] * s["page_size"]
         active = sum(self.active)
         allowance = active * g.slack_allowance
-        if g.order == "rows":  # a row that starts mid-page has a partial page at each region's start too
+        if g.order != "heads":  # a row that starts mid-page has a partial page at each region's start too
             per = g.region_token_bytes
             allowance += sum(g.regions_per_row * g.page_size for r in range(g.batch)
                              if self.active[r] and (self.start[r] * per) % g.page_size)
@@ -310,7 +311,7 @@ class KVPages:
             "physical_peak": s["physical_peak"],
             "live_bytes": live,                        # tokens written, every layer, K and V
             "slack_bytes": mapped - live,
-            # live + one page per (row, layer, K/V); "rows": two for a row that starts mid-page
+            # live + one page per (row, layer, K/V), and one more per region for a row starting mid-page
             "bound_bytes": live + allowance,
             "active_rows": active,
             "page_size": s["page_size"],

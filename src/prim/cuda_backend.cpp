@@ -373,7 +373,9 @@ class CudaBackend final : public Backend {
     const std::size_t grid = (leaves + kBlock - 1) / kBlock;
     if (grid > 0x7fffffff) throw_error(Errc::invalid_argument, "cuda backend: hash_leaves over too many leaves");
     CUdeviceptr digests = 0;
-    check(d.cuMemAlloc(&digests, bytes), "cuMemAlloc", std::to_string(bytes) + " bytes of leaf digests");
+    // A full device is the usual case under memlake: the host path needs no device memory.
+    if (const CUresult r = d.cuMemAlloc(&digests, bytes); r == CUDA_ERROR_OUT_OF_MEMORY) return false;
+    else check(r, "cuMemAlloc", std::to_string(bytes) + " bytes of leaf digests");
     struct Free {
       CUdeviceptr p;
       ~Free() { driver().cuMemFree(p); }
@@ -391,8 +393,9 @@ class CudaBackend final : public Backend {
     unsigned long long len = n, leaf = leaf_bytes;
     void* args[] = {&data, &len, &leaf, &digests};
     const std::string what = std::string(kHashKernelEntry) + " over " + range(va, n);
-    check(d.cuLaunchKernel(f, static_cast<unsigned>(grid), 1, 1, kBlock, 1, 1, 0, s, args, nullptr), "cuLaunchKernel",
-          what);
+    const CUresult launched = d.cuLaunchKernel(f, static_cast<unsigned>(grid), 1, 1, kBlock, 1, 1, 0, s, args, nullptr);
+    if (launched == CUDA_ERROR_OUT_OF_MEMORY || launched == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES) return false;
+    check(launched, "cuLaunchKernel", what);
     check(d.cuMemcpyDtoHAsync(digests_out, digests, bytes, s), "cuMemcpyDtoHAsync", "leaf digests of " + what);
     check(d.cuStreamSynchronize(s), "cuStreamSynchronize", what);  // a fault in the kernel shows here
     return true;
@@ -433,28 +436,33 @@ class CudaBackend final : public Backend {
   // without the module API, or one that refuses the PTX (too old for its
   // version, say), said once on stderr; hash_leaves then answers false.
   CUfunction hash_kernel() {
-    std::call_once(kernel_once_, [this] {
-      Driver& d = driver();
-      if (!kHashKernelPtx || !d.has_modules()) return;
-      Ctx c(this);
-      CUmodule m = nullptr;
-      const CUresult r = d.cuModuleLoadData(&m, kHashKernelPtx);
-      if (r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION || r == CUDA_ERROR_INVALID_PTX || r == CUDA_ERROR_NO_BINARY_FOR_GPU ||
-          r == CUDA_ERROR_JIT_COMPILER_NOT_FOUND || r == CUDA_ERROR_INVALID_IMAGE || r == CUDA_ERROR_NOT_SUPPORTED) {
-        std::fprintf(stderr, "memlake: content ids are hashed on the host: cuModuleLoadData(%s) failed: %s\n",
-                     kHashKernelEntry, err_name(r).c_str());
-        return;
-      }
-      check(r, "cuModuleLoadData", kHashKernelEntry);
-      CUfunction f = nullptr;
-      const CUresult g = d.cuModuleGetFunction(&f, m, kHashKernelEntry);
-      if (g != CUDA_SUCCESS) {
-        d.cuModuleUnload(m);
-        check(g, "cuModuleGetFunction", kHashKernelEntry);
-      }
-      module_ = m;
-      kernel_ = f;
-    });
+    std::lock_guard<std::mutex> g(kernel_mu_);
+    if (kernel_ || kernel_settled_) return kernel_;
+    Driver& d = driver();
+    if (!kHashKernelPtx || !d.has_modules()) {
+      kernel_settled_ = true;
+      return nullptr;
+    }
+    Ctx c(this);
+    CUmodule m = nullptr;
+    const CUresult r = d.cuModuleLoadData(&m, kHashKernelPtx);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY) return nullptr;  // no room for the module now: the host path, a new try next time
+    if (r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION || r == CUDA_ERROR_INVALID_PTX || r == CUDA_ERROR_NO_BINARY_FOR_GPU ||
+        r == CUDA_ERROR_JIT_COMPILER_NOT_FOUND || r == CUDA_ERROR_INVALID_IMAGE || r == CUDA_ERROR_NOT_SUPPORTED) {
+      std::fprintf(stderr, "memlake: content ids are hashed on the host: cuModuleLoadData(%s) failed: %s\n",
+                   kHashKernelEntry, err_name(r).c_str());
+      kernel_settled_ = true;
+      return nullptr;
+    }
+    check(r, "cuModuleLoadData", kHashKernelEntry);
+    CUfunction f = nullptr;
+    const CUresult gf = d.cuModuleGetFunction(&f, m, kHashKernelEntry);
+    if (gf != CUDA_SUCCESS) {
+      d.cuModuleUnload(m);
+      check(gf, "cuModuleGetFunction", kHashKernelEntry);
+    }
+    module_ = m;
+    kernel_ = f;
     return kernel_;
   }
 
@@ -465,7 +473,8 @@ class CudaBackend final : public Backend {
   std::size_t gran_ = 0;
   std::size_t total_ = 0;
   std::string uuid_;  // "GPU-...", "" if the driver cannot tell
-  std::once_flag kernel_once_;  // hash_kernel(): retried if loading threw
+  std::mutex kernel_mu_;         // hash_kernel(): loaded once; tried again after an error or out of memory
+  bool kernel_settled_ = false;  // no kernel in this build or driver: never tried again
   CUmodule module_ = nullptr;
   CUfunction kernel_ = nullptr;
 };
