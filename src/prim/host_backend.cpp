@@ -411,7 +411,7 @@ void HostBackend::write(std::uintptr_t dst, const void* src, std::size_t n) {
     std::lock_guard<std::mutex> g(mu_);
     if (!covered(dst, n, Access::read_write)) misuse("write(" + hex_ptr(dst) + ", " + std::to_string(n) + "): not mapped read-write");
   }
-  std::memcpy(reinterpret_cast<void*>(dst), src, n);
+  if (n) std::memcpy(reinterpret_cast<void*>(dst), src, n);  // an empty buffer's data() may be null
 }
 
 void HostBackend::read(void* dst, std::uintptr_t src, std::size_t n) {
@@ -419,7 +419,7 @@ void HostBackend::read(void* dst, std::uintptr_t src, std::size_t n) {
     std::lock_guard<std::mutex> g(mu_);
     if (!covered(src, n, Access::read)) misuse("read(" + hex_ptr(src) + ", " + std::to_string(n) + "): not mapped readable");
   }
-  std::memcpy(dst, reinterpret_cast<const void*>(src), n);
+  if (n) std::memcpy(dst, reinterpret_cast<const void*>(src), n);
 }
 
 void* HostBackend::alloc_pinned(std::size_t n) {
