@@ -514,17 +514,21 @@ TEST(Daemon, PoolQuotasTrimsAndAKilledClientsPagesComeBack) {
 TEST(Daemon, AnotherUserIsRefusedWithoutAPolicyThatAllowsIt) {
   MEMLAKE_SKIP_FORK_UNDER_TSAN();
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to run a client as a second uid";
-  Served s;
+  // The daemon's thread starts after the fork: a fork beside a running thread can copy a lock
+  // it holds (the sanitizer's allocator lock) and hang the child (seen once under ASan).
+  Served s(256 << 20, "", 4 << 20, /*start=*/false);
   ::chmod(s.dir.path.c_str(), 0755);  // others may reach the socket; the policy decides
+  const std::string sock = s.sock();
   const pid_t other = spawn([&] {
     if (::setgid(65534) != 0 || ::setuid(65534) != 0) return 9;
     try {
-      DaemonClient c(cfg(s.sock()));
+      DaemonClient c(cfg(sock));
       return 10;  // accepted: wrong
     } catch (const Error& e) {
       return std::string(e.what()).find("permission denied") != std::string::npos ? 0 : 11;
     }
   });
+  s.d->start();
   const int w = wait_for(other);
   EXPECT_TRUE(WIFEXITED(w) && WEXITSTATUS(w) == 0) << "status " << w;
   EXPECT_GT(s.d->rejected(), 0u);
