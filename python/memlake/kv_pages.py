@@ -71,7 +71,8 @@ class KVGeometry:
                 raise InvalidArgumentError(
                     f"KV cache layout 'heads': one head's positions ({head_bytes} bytes) are not a whole number of "
                     f"{page_size}-byte pages; use layout='tokens' or a max length that makes them so")
-            self.group = self.row_bytes = self.region_token_bytes = None
+            self.group = self.row_bytes = None
+            self.region_token_bytes = head_dim * itemsize  # a region: one (row, layer, K/V, head)
             self.regions_per_row = 2 * layers * heads
             self.nbytes = 2 * layers * batch * heads * head_bytes
             return
@@ -118,12 +119,11 @@ class KVGeometry:
     @property
     def tokens_per_page(self):
         """Positions of one row that one page of one of its regions holds (at least 1)."""
-        per = self.region_token_bytes or self.head_dim * self.itemsize
-        return max(1, self.page_size // per)
+        return max(1, self.page_size // self.region_token_bytes)
 
     def covered(self, end):
         """The positions of a row that the pages holding its positions below `end` hold whole."""
-        per, p = self.region_token_bytes or self.head_dim * self.itemsize, self.page_size
+        per, p = self.region_token_bytes, self.page_size
         return min(self.max_len, -(-end * per // p) * p // per)
 
     @property
