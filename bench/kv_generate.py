@@ -151,10 +151,6 @@ def _gen(model, ids, cache, new, compiled, hook=None):
     return out.sequences, torch.stack(out.logits, 1)
 
 
-_LAYOUTS = {"tokens": {"layout": "tokens"}, "rows": {"layout": "rows"}, "rows2": {"layout": "rows", "group": 2},
-            "heads": {"layout": "heads"}}
-
-
 def check(args):
     import torch
     import memlake.torch as mt
@@ -173,7 +169,7 @@ def check(args):
         seq_d, log_d = _gen(model, ids, DynamicCache(config=model.config), new, False)
         for layout in ("tokens", "rows", "rows2", "heads"):
             try:
-                cache = kv_cache(model, b, max_len, **_LAYOUTS[layout])
+                cache = kv_cache(model, b, max_len, **_layout_of(f"kv{layout}"))
             except Exception as e:  # 'heads' needs whole pages per head
                 emit({"what": "check", "model": name, "layout": layout, "skipped": str(e)})
                 continue
@@ -200,7 +196,7 @@ def check(args):
         # Compiled generate, StaticCache vs KVCache (the layouts whose update writes a [batch, len, heads, dim] base).
         seq_sc, log_sc = _gen(model, ids, static_cache(model, b, max_len), new, True)
         for layout in ("tokens", "rows", "rows2"):
-            cache = kv_cache(model, b, max_len, **_LAYOUTS[layout])
+            cache = kv_cache(model, b, max_len, **_layout_of(f"kv{layout}"))
             hook = _Hook(cache)
             seq_kc, log_kc = _gen(model, ids, cache, new, True, hook)
             emit({"what": "check", "model": name, "layout": layout, "mode": "compiled",

@@ -46,6 +46,7 @@ control flow that changes which tensors a step reads without changing its
 input signature. While another dispatch mode is active when a profile
 iteration starts, that iteration is not profiled (no activation moves).
 """
+import math
 import sys
 import weakref
 
@@ -579,10 +580,7 @@ def _covers(big, small):
         if tensor_b and tensor_s:
             if b[1:] != s[1:] or len(b[0]) != len(s[0]) or any(x < y for x, y in zip(b[0], s[0])):
                 return None
-            n = 1
-            for x in b[0]:
-                n *= x
-            size += n
+            size += math.prod(b[0])
         elif b != s:
             return None
     return size
