@@ -273,6 +273,11 @@ def run_one(name, a):
             out["plan"] = prof.get("plan") if prof else None
             out["peak_all_tiered"] = prof.get("peak_all_tiered") if prof else None
             out["profile_activations"] = prof.get("activations") if prof else None
+            if prof:  # the times the states were planned on: the first iteration's, or the retimed one's
+                out["profile_times"] = dict(timed_iteration=prof.get("timed_iteration"),
+                                            first_iteration_ms=prof.get("first_iteration_ms"),
+                                            timed_ms=prof.get("lead_ms", 0.0) + prof.get("backward_ms", 0.0),
+                                            predicted_ms=(prof.get("plan") or {}).get("predicted_ms"))
             st = out["tier"]
             if st.get("demoted_bytes"):
                 out["disk_write_Bps"] = st["demoted_bytes"] / max(st["disk_write_s"], 1e-9)
@@ -328,7 +333,8 @@ def main():
         if r.get("ok"):
             x = ideal["step_s"] / r["step_s"] if ideal else float("nan")
             ref = ideal if not r["checkpointing"] else next((q for q in results if q["config"] == "ckpt" and q.get("ok")), None)
-            same = "" if ref is None else (" (= uncapped)" if ref["losses"] == r["losses"] else " (DIFFER from uncapped)")
+            same = ("" if ref is None or ref is r else
+                    " (= uncapped)" if ref["losses"] == r["losses"] else " (DIFFER from uncapped)")
             print(f"{r['config']:<14} {r['step_s']:>7.3f} {r['tokens_per_s']:>8.0f} {x:>7.2f} "
                   f"{r['peak_reserved'] / GIB:>8.2f}  {[round(v, 4) for v in r['losses']]}{same}")
         else:
@@ -346,6 +352,12 @@ def main():
                      f"late {st['act_restores_planned']}/{st['act_restores_on_demand']}/{st['act_late_uses']}, "
                      f"profiles {st['act_profiles']}")
         print(line)
+        pt = r.get("profile_times")
+        if pt:
+            first = pt.get("first_iteration_ms")
+            print(f"  planned on iteration {pt['timed_iteration']}'s times: {pt['timed_ms']:.1f} ms of compute to the "
+                  f"last step" + (f" (the first iteration: {first:.1f} ms)" if first is not None else "") +
+                  f"; the states' plan predicts {pt['predicted_ms']:.1f} ms, measured step {r['step_s'] * 1e3:.1f} ms")
         raw = r.get("raw_disk")
         if raw or st.get("demoted_bytes"):
             gb = 1e9

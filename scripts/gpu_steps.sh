@@ -9,14 +9,16 @@
 #           method and tensor.cpu(), 100 cycles; the sleep/graph GPU tests (~220 s)
 #   kv      issue 23: kv_generate.py check (GQA, compiled) and bench (3 rounds,
 #           GQA and MHA, StaticCache vs the layouts, compiled and eager) (~450 s)
-#   tier    issue 20: tier_finetune.py, losses with deterministic attention
-#           (5 steps) then speed (ideal, ckpt, 24/32 GiB, 16 GiB + disk) (~600 s)
+#   tier    issues 20, 26: tier_finetune.py speed (ideal, ckpt, 24/32 GiB, 16 GiB
+#           + disk), then `memlake sim` on the profiles it saved; its GPU tests (~450 s)
+#   tierloss issue 20: the first 5 losses with deterministic (eager) attention,
+#           capped against uncapped (~300 s)
 #   daemon  issue 22: device-wide memory with deduplicated weights (~60 s)
 #   hash    issue 22: content ids computed on the GPU against the host's (~60 s)
 #   lat     issue 27: capture tests, alloc latency, HF generation (~250 s)
 # Limits: T_<STEP> seconds for each step's main run (e.g. T_KV=300); a step's
 # other parts have fixed limits of their own (kv's check 150 s, sleep's tests
-# 60 s, tier's loss run T_TIER_LOSS=240), so a step takes up to their sum.
+# 60 s, tier's tests 150 s, tierloss's two runs T_TIER_LOSS=200 each), so a step takes up to their sum.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out}; mkdir -p "$out"
@@ -44,10 +46,20 @@ step_kv() {
     > "$1/bench.log" 2>&1
   grep decode_summary "$1/bench.log"
 }
+step_tierloss() {
+  # Losses with deterministic (eager) attention: the checkpointed caps against uncapped ckpt at
+  # batch 8; the uncheckpointed cap against the ideal at batch 4 (eager attention's ideal at
+  # batch 8 does not fit 80 GB).
+  timeout "${T_TIER_LOSS:-200}" python3 bench/tier_finetune.py --configs ckpt,tier24_ckpt,tier16_ckpt_disk --attn eager \
+    --steps 5 --out "$1/losses_ckpt.json" > "$1/losses_ckpt.txt" 2>&1
+  grep -v '^{' "$1/losses_ckpt.txt" | tail -6
+  timeout "${T_TIER_LOSS:-200}" python3 bench/tier_finetune.py --configs ideal,tier32 --attn eager --batch 4 \
+    --steps 5 --out "$1/losses_b4.json" > "$1/losses_b4.txt" 2>&1
+  grep -v '^{' "$1/losses_b4.txt" | tail -6
+}
 step_tier() {
-  timeout "${T_TIER_LOSS:-240}" python3 bench/tier_finetune.py --configs ideal,tier24_ckpt,tier32 --attn eager --steps 5 \
-    --out "$1/losses.json" > "$1/losses.txt" 2>&1
-  grep -v '^{' "$1/losses.txt" | tail -8
+  timeout 150 python3 -m pytest -q -rA tests/python/test_tiering_gpu.py > "$1/pytest.txt" 2>&1
+  tail -3 "$1/pytest.txt"
   timeout "${T_TIER:-360}" python3 bench/tier_finetune.py --configs ideal,ckpt,tier24_ckpt,tier32,tier16_ckpt_disk \
     --out "$1/speed.json" --profile-dir "$1" > "$1/speed.txt" 2>&1
   grep -v '^{' "$1/speed.txt" | tail -12

@@ -195,10 +195,11 @@ class ActivationTiering:
         self.model, self.mover, self.window = model, mover, window
         self.keep_bytes = keep_bytes  # bytes of evictable saved storages that stay resident (None: plan)
         self.max_plans = max_plans
-        self.stall_log = None         # a list: on-demand restores append (CUDA event before, after)
-        self.timeline = None          # a list: profile iterations append (kind, key, CUDA event) at every
+        self.stall_log = None         # a list: on-demand restores and the waits for restores issued ahead
+        #                               append (CUDA event before, after)
+        self.timeline = None          # a list: while set (by the owner, for the iterations it times), every
         #                               boundary ("b", counter), the forward's end ("end", counter) and each
-        #                               storage's first read in backward ("u", group)
+        #                               storage's first read in backward ("u", group) append (kind, key, event)
         self._exclude = set(exclude)  # storage addresses never moved (parameters)
         self._plans = {}              # input signature -> plan (dict)
         self._unstable = {}           # signature -> iterations that left its plan
@@ -305,7 +306,7 @@ class ActivationTiering:
             return
         self._counter += 1
         c = self._counter
-        if self.timeline is not None and self._plan is None:
+        if self.timeline is not None:
             self._mark("b", c)
         if self._plan is _PASSIVE:
             return
@@ -337,7 +338,7 @@ class ActivationTiering:
             self.finish()
             return
         self._fwd_end_counter = self._counter
-        if self.timeline is not None and self._plan is None:
+        if self.timeline is not None:
             self._mark("end", self._counter)
         if self._plan is None:
             # What the forward's end holds besides the saved storages (weights, the output, small
@@ -439,13 +440,13 @@ class ActivationTiering:
         if g.bwd_rank is None:
             g.bwd_rank = self._bwd
             self._bwd += 1
-            if self.timeline is not None and self._plan is None:
+            if self.timeline is not None:
                 self._mark("u", g.first)
         if g.ahead:  # restored ahead: its stream waits for the copy here, not when it was issued
             g.ahead = False
             self._ahead.remove(g)
             self._ahead_bytes -= g.nbytes
-            self.mover.ready(g.key)
+            timed_wait(self.stall_log, lambda: self.mover.ready(g.key))
         if g.away:
             self._restore(g, planned=False)
         if self._plan is not None and self._plan is not _PASSIVE and not self._halted:
@@ -553,6 +554,14 @@ class ActivationTiering:
         return {str(k): {kk: v for kk, v in p.items() if kk in ("evicted_bytes", "kept_bytes", "must_keep_bytes", "groups",
                                                                  "boundaries")}
                 for k, p in self._plans.items()}
+
+    def current_plan(self):
+        """This iteration's plan where it ran whole (its own signature's, no mismatch); else None
+        (a profile, a passive iteration, a larger shape's plan, or one that left its plan)."""
+        p = self._plan
+        if p is None or p is _PASSIVE or self._covering or self._halted:
+            return None
+        return p
 
     def last_plan(self):
         """The plan of the latest profiled signature (None before the first)."""

@@ -20,7 +20,12 @@ of each parameter's states. The planner (C++, src/plan/latest_start.cpp,
 through memlake.tier_plan: the one `memlake sim` simulates) then decides
 which states stay and where each restore is issued so it arrives before its
 use; save_profile() writes the profile `memlake tier profile` prints and
-`memlake sim --profile` replays. Every later iteration
+`memlake sim --profile` replays. The first iteration is a cold one (first
+allocations and launches, the activation profile's operator tracking, every
+restore on demand) and often several times slower than a steady one, so
+the third (retime_at=2) is timed again while it follows the plan, its waits
+on restores taken off, and the states are planned again on those times,
+which the saved profile then holds. Every later iteration
 follows the plan; a restore that did not arrive in time is taken on demand
 (counted as a miss); a stream ordering guarantees correctness either way
 (the optimizer's kernels wait for the restore's copy on the GPU).
@@ -83,7 +88,7 @@ class Tiering:
     """The handle tier() returns: stats(), profile(), save_profile(path), close()."""
 
     def __init__(self, model, optimizer, budget=None, host="auto", min_bytes=4 << 20, margin=None,
-                 h2d_gbps=None, d2h_gbps=None, activations=True, act_window=None, host_limit=None):
+                 h2d_gbps=None, d2h_gbps=None, activations=True, act_window=None, host_limit=None, retime_at=2):
         from . import torch as _mt
         if not _mt.enabled():
             raise Error("memlake.torch.tier() needs memlake.torch.enable() first: the tensors it moves must be "
@@ -140,13 +145,18 @@ class Tiering:
         self._issue_at = {}           # position -> [parameter indices to restore there]
         self._stepped = [False] * n
         self._order, self._events = [], []
-        self._fwd_event = None        # the profile iteration's forward start
+        self._fwd_event = None        # the timed iteration's forward start
         self._iteration = 0
+        # The iteration timed again once the plan runs (see _retime); None: the profile's times stay.
+        if retime_at is not None and (not isinstance(retime_at, int) or isinstance(retime_at, bool) or retime_at < 1):
+            raise InvalidArgumentError(f"tier(): retime_at must be an iteration index >= 1 or None, got {retime_at!r}")
+        self._retime_at = retime_at
+        self._timing = False          # this iteration is timed (the profile, or the retime)
         self._plan = None
         self._profile = None
         self._st = dict(steps_in_backward=0, steps_after_backward=0, restores_planned=0, restores_on_demand=0,
                         evictions=0, evicted_bytes=0, restored_bytes=0, demoted_bytes=0, disk_write_s=0.0,
-                        disk_restored_bytes=0, disk_read_s=0.0)
+                        disk_restored_bytes=0, disk_read_s=0.0, retimed_at=None, retime_skipped=0)
         self._hooks = [p.register_post_accumulate_grad_hook(self._on_grad) for p in self._params]
         if isinstance(model, _torch.nn.Module):
             self._hooks.append(model.register_forward_pre_hook(self._on_forward))
@@ -276,10 +286,11 @@ class Tiering:
             self._out[i] = []
             self._arriving[i] = []
             self._where[i] = "gpu"
-        # The profile measures how long this restore held compute up.
-        timed_wait(self._stalls if self._plan is None and self._out[i] else None,
-                   lambda: self._restore(i, planned=False))
-        self._ready(i)
+        # A timed iteration measures how long a restore held compute up: on demand, or issued ahead
+        # and not arrived yet.
+        log = self._stalls if (self._timing or self._plan is None) else None
+        timed_wait(log if self._out[i] else None, lambda: self._restore(i, planned=False))
+        timed_wait(log if self._arriving[i] else None, lambda: self._ready(i))
         o.step()
         p.grad = None
         self._stepped[i] = True
@@ -290,7 +301,13 @@ class Tiering:
             self._evict(i)
 
     def _on_forward(self, module, args):
-        if self._plan is None and self._fwd_event is None and not self._order:
+        if self._fwd_event is not None or self._order:
+            return  # not the iteration's first forward
+        retime = self._plan is not None and self._iteration == self._retime_at
+        if self._plan is None or retime:
+            self._timing = True
+            if retime and self._act is not None:  # the whole iteration, as the profile's
+                self._act.timeline, self._act.stall_log = [], self._stalls
             self._fwd_event = _torch.cuda.Event(enable_timing=True)
             self._fwd_event.record()
 
@@ -302,7 +319,7 @@ class Tiering:
                         "use_reentrant=False and call optimizer.step() after every backward")
         pos = len(self._order)
         self._order.append(i)
-        if self._plan is None:
+        if self._plan is None or self._timing:
             ev = _torch.cuda.Event(enable_timing=True)
             ev.record()
             self._events.append(ev)
@@ -328,13 +345,17 @@ class Tiering:
             self._act.finish()  # a profiled forward's activation plan is made here
         if self._plan is None and self._order:
             self._make_plan()
-            if self._act is not None:
-                self._act.stall_log = None
+        elif self._timing and self._order:
+            self._retime()
+        if self._plan is not None and self._act is not None:
+            self._act.timeline = self._act.stall_log = None
+        self._timing = False
         if self.host_limit is not None:
             self._demote_past_limit()
         self._order, self._events = [], []
         self._fwd_event = None
         self._stepped = [False] * len(self._params)
+        self._stalls.clear()
         self._iteration += 1
         self.optimizer._opt_called = True  # what LR schedulers check
         # The first positions' restores for the next iteration: issued now.
@@ -378,8 +399,12 @@ class Tiering:
             self._ready(i)
         return self._user_state_dict()
 
-    # ---- planning from the profile iteration
-    def _make_plan(self):
+    # ---- planning from the profile iteration, and again from a timed steady one
+    def _timed_positions(self):
+        """This iteration's step positions (name, parameter, states' bytes, GPU time since the first
+        step) and the lead (the forward's start to the first step) from its CUDA events, with the
+        waits in the stall log taken off: what compute alone takes. Also the waits' total (ms) and
+        their events, which the timeline profile takes off the same way."""
         _torch.cuda.synchronize()
         t0 = self._events[0]
         positions = []
@@ -388,19 +413,21 @@ class Tiering:
                                   bytes=self._state_bytes(i), param_bytes=self._params[i].nbytes))
         for k in range(1, len(positions)):  # event times are monotonic on one stream; guard rounding
             positions[k]["t_ms"] = max(positions[k]["t_ms"], positions[k - 1]["t_ms"])
-        # The profile iteration's on-demand restores held compute up: their waits (events before
-        # and after each) come off the timeline, which is then what compute alone takes.
+        # Restores that held compute up (on demand, or issued ahead and not yet arrived): their
+        # waits (events before and after each) come off the timeline.
         stalls = [(t0.elapsed_time(a), t0.elapsed_time(b)) for a, b in self._stalls]
         stall_events = list(self._stalls)
         self._stalls.clear()
-
         for q in positions:
             q["t_ms"] = max(0.0, q["t_ms"] - waits_in(stalls, 0.0, q["t_ms"]))
         lead = 0.0
         if self._fwd_event is not None:
             raw = self._fwd_event.elapsed_time(t0)
             lead = max(0.0, raw - waits_in(stalls, -raw, 0.0))
-        stall_ms = waits_in(stalls, float("-inf"), float("inf"))
+        return positions, lead, waits_in(stalls, float("-inf"), float("inf")), stall_events
+
+    def _make_plan(self):
+        positions, lead, stall_ms, stall_events = self._timed_positions()
         s = _default().stats(self.device)
         peak = s["reserved_bytes.all.peak"]  # physical pages: what the cap counts
         h2d, d2h = self._gbps
@@ -419,25 +446,58 @@ class Tiering:
                                                                                 "transient_bytes", "groups",
                                                                                 "boundaries")}
                                           if ap is not None else None),
-                             backward_ms=positions[-1]["t_ms"] if positions else 0.0, lead_ms=max(lead, 0.0),
-                             room=room, h2d_gbps=h2d, d2h_gbps=d2h, positions=positions)
+                             room=room, h2d_gbps=h2d, d2h_gbps=d2h, timed_iteration=self._iteration)
         try:
-            p = _plan(positions, room, h2d_gbps=h2d, d2h_gbps=d2h, lead_ms=max(lead, 0.0))
+            p = _plan(positions, room, h2d_gbps=h2d, d2h_gbps=d2h, lead_ms=lead)
         except PlanError as e:
             raise PlanError(f"tier(): the budget of {self.budget} bytes (margin {self.margin}) is below what one "
                             f"iteration needs with every optimizer state off the GPU (peak {peak} bytes): {e}") from None
+        self._adopt(p, positions, lead, stall_events, ap)
+
+    def _retime(self):
+        """The timed iteration (retime_at): the profile iteration's times are a cold iteration's (first
+        allocations and launches, the activation profile's operator tracking, every state restored on
+        demand), often several times a steady one's, so restores planned on them are issued too late.
+        This one followed the plan; its times, less its waits on restores, replace the profile's and
+        the states are planned again on them (same room, same link rates). An iteration that did not
+        run the plan whole (another shape, a mismatch, another order) is not timed: the next one is,
+        up to three tries."""
+        ap = self._act.current_plan() if self._act is not None else None
+        same = [q["param"] for q in self._profile["positions"]] == self._order
+        if not same or not self._events or (self._act is not None and ap is None):
+            self._stalls.clear()
+            self._st["retime_skipped"] += 1
+            if self._st["retime_skipped"] < 3:
+                self._retime_at += 1
+            return
+        positions, lead, stall_ms, stall_events = self._timed_positions()
+        q = self._profile
+        try:
+            p = _plan(positions, q["room"], h2d_gbps=q["h2d_gbps"], d2h_gbps=q["d2h_gbps"], lead_ms=lead)
+        except PlanError as e:  # the steady times cannot make the room too small; keep the plan if they do
+            q["retime_error"] = str(e)
+            return
+        q["first_iteration_ms"] = q["backward_ms"] + q["lead_ms"]
+        q["timed_stall_ms"] = stall_ms
+        q["timed_iteration"] = self._iteration
+        self._adopt(p, positions, lead, stall_events, ap)
+        self._st["retimed_at"] = self._iteration
+
+    def _adopt(self, p, positions, lead, stall_events, ap):
+        """Plan p (on these positions) becomes the one every later iteration follows, and the profile's."""
         self._plan = p
-        self._profile["plan"] = dict(resident=[positions[k]["param"] for k in p["resident"]],
-                                     tiered=[positions[k]["param"] for k in p["tiered"]],
-                                     window_bytes=p["window_bytes"], resident_bytes=p["resident_bytes"],
-                                     stall_ms=p["stall_ms"], link_ms=p["link_ms"], predicted_ms=p["predicted_ms"])
+        self._profile.update(positions=positions, backward_ms=positions[-1]["t_ms"] if positions else 0.0,
+                             lead_ms=lead,
+                             plan=dict(resident=[positions[k]["param"] for k in p["resident"]],
+                                       tiered=[positions[k]["param"] for k in p["tiered"]],
+                                       window_bytes=p["window_bytes"], resident_bytes=p["resident_bytes"],
+                                       stall_ms=p["stall_ms"], link_ms=p["link_ms"], predicted_ms=p["predicted_ms"]))
         if self._act is not None and self._act.timeline and self._fwd_event is not None and ap is not None:
             try:
+                h2d, d2h = self._profile["h2d_gbps"], self._profile["d2h_gbps"]
                 self._profile["timeline_text"] = self._timeline_text(stall_events, positions, p, ap, h2d, d2h)
             except (ValueError, KeyError, RuntimeError) as e:  # a profile is an extra: training goes on
                 self._profile["timeline_error"] = str(e)
-        if self._act is not None:
-            self._act.timeline = None
         tiered_params = {positions[k]["param"] for k in p["tiered"]}
         self._tiered = [i in tiered_params for i in range(len(self._params))]
         self._issue_at = {}
@@ -486,9 +546,11 @@ class Tiering:
             machine=_machine_lines(q["room"], q["h2d_gbps"], q["d2h_gbps"]))
         head, rest = text.split("\n", 1)
         with open(path, "w") as f:
+            timed = (f"times of iteration {q['timed_iteration']} (the profile's first iteration took "
+                     f"{q['first_iteration_ms']:.3f} ms)" if "first_iteration_ms" in q else "times of the profile iteration")
             f.write(f"{head}\n# memlake.torch.tier(): budget {q['budget']} bytes, margin {q['margin']}, peak with every "
                     f"state tiered {q['peak_all_tiered']}; planned stall {q['plan']['stall_ms']:.3f} ms, predicted "
-                    f"iteration {q['plan']['predicted_ms']:.3f} ms\n{rest}")
+                    f"iteration {q['plan']['predicted_ms']:.3f} ms; {timed}\n{rest}")
 
     def close(self):
         """Every state back on the GPU, the hooks and the optimizer's methods and the memory cap as
@@ -515,5 +577,7 @@ def tier(model, optimizer, budget=None, host="auto", **kw):
     saved activations (with a budget; default True); act_window: bytes restored
     ahead of backward (default max(256 MiB, budget/32)); host_limit: bytes of
     the host tier optimizer states may hold, the rest go to the disk tier at
-    each iteration's end (needs enable(disk_tier=DIR)). Returns a Tiering handle."""
+    each iteration's end (needs enable(disk_tier=DIR)); retime_at: the iteration (0 is the
+    profile) timed again to plan the states on steady times (default 2; None: keep the
+    profile's). Returns a Tiering handle."""
     return Tiering(model, optimizer, budget=budget, host=host, **kw)
