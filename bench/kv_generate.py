@@ -71,12 +71,14 @@ def kv_cache(model, batch, max_len, **kw):
 
 
 def _layout_of(kind):
-    """KVCache arguments of a bench kind: kv-*, kvtokens-* (tokens), kvrows-* (rows), kvrowsN-* (rows,
-    group N), kvheads-* (heads)."""
+    """KVCache arguments of a bench kind: kv-* (KVCache's default: rows, group 2), kvtokens-* (tokens),
+    kvrows-* (rows, group 1), kvrowsN-* (rows, group N), kvheads-* (heads)."""
     head = kind.split("-")[0]
     if head.startswith("kvrows") and head[6:].isdigit():
         return {"layout": "rows", "group": int(head[6:])}
-    layout = {"kvheads": "heads", "kvrows": "rows", "kvtokens": "tokens"}.get(head)
+    if head == "kvrows":
+        return {"layout": "rows", "group": 1}
+    layout = {"kvheads": "heads", "kvtokens": "tokens"}.get(head)
     return {"layout": layout} if layout else {}
 
 
@@ -593,7 +595,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3, help="bench: rounds alternating the kinds")
     ap.add_argument("--warm", type=int, default=3)
     ap.add_argument("--warm-compiled", type=int, default=4)
-    ap.add_argument("--kinds", default="static-compiled,kvrows2-compiled,kv-compiled,static-eager,kvrows2-eager,kv-eager,dynamic")
+    ap.add_argument("--kinds", default="static-compiled,kv-compiled,kvtokens-compiled,static-eager,kv-eager,kvtokens-eager,dynamic")
     ap.add_argument("--models", default="")
     ap.add_argument("--trace-kernels", type=int, default=0,
                     help="bench: after the timing, profile this many decode steps and report the top kernels")

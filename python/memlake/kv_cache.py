@@ -139,17 +139,21 @@ class KVCache(StaticCache):
     config: the model's config. max_batch_size, max_cache_len: what is
     reserved (virtual memory only). dtype, device: of the K/V tensors
     (default: config's torch_dtype / the current CUDA device). layout:
-    "tokens" (default; one region per row: slack at most a page per row),
-    "rows" (each layer's K/V a [batch, max_len, heads, head_dim] block; a
-    page per (row, layer, K/V); group=N: N consecutive layers' K/V tensors
-    share a region, so N times fewer regions per row, each tensor strided)
-    or "heads" (StaticCache's own contiguous layout; slack up to a page per
-    head). rows: the rows active at the start (default all, from position 0).
+    "rows" (each layer's K/V a [batch, max_len, heads, head_dim] block;
+    group=N: N consecutive K/V tensors share a region of pages per row; the
+    default is "rows" with group=2, a layer's K and V together: a page per
+    (row, layer) of slack, StaticCache's greedy tokens in eager decode and
+    its compiled speed), "tokens" (one region per row holding every layer's
+    K/V: slack at most a page per row, the most rows under a budget, compiled
+    decode a few percent slower) or "heads" (StaticCache's own contiguous
+    layout; slack up to a page per head). rows: the rows active at the start (default all, from position 0).
     memory_limit: cap on the physical bytes (0 = none). margin: positions
     ahead at which a row's next page is mapped."""
 
-    def __init__(self, config, max_batch_size, max_cache_len, dtype=None, device=None, layout="tokens",
+    def __init__(self, config, max_batch_size, max_cache_len, dtype=None, device=None, layout=None,
                  rows=None, memory_limit=0, margin=2, allocator=None, group=None):
+        if layout is None:  # the default: "rows", a layer's K and V in one region (results §19d)
+            layout, group = "rows", (2 if group is None else group)
         try:
             super().__init__(config=config, max_cache_len=max_cache_len)
         except TypeError:  # versions that take the batch size up front

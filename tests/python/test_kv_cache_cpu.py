@@ -86,7 +86,8 @@ def alloc():
 LAYERS, BATCH, HEADS, DIM, MAX_LEN = 3, 2, 2, 64, 256  # fp32: one head's 256 positions are one 64 KiB page
 
 
-@pytest.mark.parametrize("layout,group", [("tokens", None), ("rows", None), ("rows", 2), ("rows", 3), ("heads", None)])
+@pytest.mark.parametrize("layout,group", [(None, None), ("tokens", None), ("rows", None), ("rows", 2), ("rows", 3),
+                                          ("heads", None)])
 def test_each_layouts_update_returns_what_static_cache_returns(kv_cache_module, alloc, layout, group):
     config = types.SimpleNamespace(num_hidden_layers=LAYERS, num_key_value_heads=HEADS, num_attention_heads=4,
                                    hidden_size=4 * DIM, head_dim=DIM, torch_dtype=torch.float32)
@@ -110,6 +111,20 @@ def test_each_layouts_update_returns_what_static_cache_returns(kv_cache_module, 
     written = sum(steps)
     assert int(cache.layers[0].cumulative_length) == written
     assert cache.stats()["live_bytes"] == BATCH * written * 2 * LAYERS * HEADS * DIM * 4
+    cache.close()
+
+
+def test_the_default_layout_is_rows_with_a_layers_k_and_v_in_one_region(kv_cache_module, alloc):
+    config = types.SimpleNamespace(num_hidden_layers=LAYERS, num_key_value_heads=HEADS, num_attention_heads=4,
+                                   hidden_size=4 * DIM, head_dim=DIM, torch_dtype=torch.float32)
+    cache = kv_cache_module.KVCache(config, max_batch_size=BATCH, max_cache_len=MAX_LEN, dtype=torch.float32,
+                                    device="cpu", allocator=alloc)
+    s = cache.stats()
+    assert (s["layout"], s["group"]) == ("rows", 2), s
+    cache.close()
+    cache = kv_cache_module.KVCache(config, max_batch_size=BATCH, max_cache_len=MAX_LEN, dtype=torch.float32,
+                                    device="cpu", layout="rows", allocator=alloc)
+    assert cache.stats()["group"] == 1  # an explicit "rows" keeps its own default
     cache.close()
 
 
