@@ -103,13 +103,16 @@ class _VirtualLayer(StaticLayer):
         self.is_initialized = True
 
     def update(self, key_states, value_states, *args, **kwargs):
-        """"tokens" and "rows" layouts: StaticLayer's update (positions from the layer's device counter) written into
-        the [batch, max_len, heads, head_dim] bases (contiguous in "rows"), and the [batch, heads, max_len, head_dim]
-        views returned are made from them inside the step. A compiled step then mutates a contiguous
-        graph input in place, as StaticCache's does; an in-place update of the permuted view itself is
-        compiled into a copy of the whole tensor per step (docs/results.md §17a)."""
+        """Eager: StaticLayer's own update (the same operators as StaticCache's, on the views). Compiled,
+        "tokens" and "rows" layouts: StaticLayer's update (positions from the layer's device counter)
+        written into the [batch, max_len, heads, head_dim] bases (contiguous in "rows"), and the
+        [batch, heads, max_len, head_dim] views returned are made from them inside the step. A compiled
+        step then mutates a contiguous graph input in place, as StaticCache's does; an in-place update
+        of the permuted view itself is compiled into a copy of the whole tensor per step (docs/results.md
+        §17a). Eager has no such copy, and the base path's extra operators would cost host time in a
+        decode step that is host-bound (results §19d)."""
         counter = getattr(self, "cumulative_length", None)
-        if not getattr(self, "_bases", None) or not isinstance(counter, torch.Tensor):
+        if not getattr(self, "_bases", None) or not isinstance(counter, torch.Tensor) or not _compiling():
             return super().update(key_states, value_states, *args, **kwargs)
         kb, vb = self._bases
         n = key_states.shape[-2]

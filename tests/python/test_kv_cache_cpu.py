@@ -88,7 +88,13 @@ LAYERS, BATCH, HEADS, DIM, MAX_LEN = 3, 2, 2, 64, 256  # fp32: one head's 256 po
 
 @pytest.mark.parametrize("layout,group", [(None, None), ("tokens", None), ("rows", None), ("rows", 2), ("rows", 3),
                                           ("heads", None)])
-def test_each_layouts_update_returns_what_static_cache_returns(kv_cache_module, alloc, layout, group):
+@pytest.mark.parametrize("traced", [False, True], ids=["eager", "traced"])
+def test_each_layouts_update_returns_what_static_cache_returns(kv_cache_module, alloc, monkeypatch, layout, group,
+                                                               traced):
+    # traced: the update a compiled step runs (the bases written, the views made from them); the
+    # mask sizes are asked eagerly, outside the step, as generate() does
+    inside = [False]
+    monkeypatch.setattr(kv_cache_module, "_compiling", lambda: inside[0])
     config = types.SimpleNamespace(num_hidden_layers=LAYERS, num_key_value_heads=HEADS, num_attention_heads=4,
                                    hidden_size=4 * DIM, head_dim=DIM, torch_dtype=torch.float32)
     cache = kv_cache_module.KVCache(config, max_batch_size=BATCH, max_cache_len=MAX_LEN, dtype=torch.float32,
@@ -102,7 +108,9 @@ def test_each_layouts_update_returns_what_static_cache_returns(kv_cache_module, 
             k = torch.randn(BATCH, HEADS, n, DIM, generator=g)
             v = torch.randn(BATCH, HEADS, n, DIM, generator=g)
             rk, rv = ref.update(k, v, i)
+            inside[0] = traced
             ck, cv = cache.update(k, v, i)
+            inside[0] = False
             assert ck.shape == rk.shape and torch.equal(ck, rk) and torch.equal(cv, rv), (layout, group, i)
         s = cache.stats()
         assert s["live_bytes"] <= s["mapped_bytes"], s
