@@ -127,7 +127,8 @@ void DiskTier::io(bool write, void* buf, std::size_t n, std::size_t off, std::at
 }
 
 std::uint32_t DiskTier::io_with_crc(bool write, void* buf, std::size_t bytes, std::size_t n, std::size_t off) {
-  if (bytes <= kChunk) {  // one request: nothing to overlap
+  // Small, or a read of one request (its checksum can only follow it): no second thread.
+  if (bytes <= kOverlapMin || (!write && bytes <= kChunk)) {
     if (write) {
       const std::uint32_t c = crc32c(buf, n);
       io(true, buf, bytes, off);
