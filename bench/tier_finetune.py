@@ -353,10 +353,10 @@ def main():
                      f"profiles {st['act_profiles']}")
         print(line)
         pt = r.get("profile_times")
-        if pt:
+        if pt and pt.get("predicted_ms") is not None:
             first = pt.get("first_iteration_ms")
             print(f"  planned on iteration {pt['timed_iteration']}'s times: {pt['timed_ms']:.1f} ms of compute to the "
-                  f"last step" + (f" (the first iteration: {first:.1f} ms)" if first is not None else "") +
+                  f"last step" + (f" (the profile iteration's: {first:.1f} ms)" if first is not None else "") +
                   f"; the states' plan predicts {pt['predicted_ms']:.1f} ms, measured step {r['step_s'] * 1e3:.1f} ms")
         raw = r.get("raw_disk")
         if raw or st.get("demoted_bytes"):

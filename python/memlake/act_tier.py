@@ -487,8 +487,11 @@ class ActivationTiering:
             else:  # another mode was pushed over it and not popped, or popped it: leave the stack alone
                 tr.disabled = True
                 self._halted = True
-            if self._order and not self._halted and self._fwd_end_counter is not None:
-                self._plans[self._sig] = self._last_plan = self._make_plan()
+            if not self._halted and self._fwd_end_counter is not None:
+                if self._order:
+                    self._plans[self._sig] = self._last_plan = self._make_plan()
+                else:  # nothing it could move: not profiled again (a save that comes later leaves the plan)
+                    self._plans[self._sig] = dict(_NOTHING)
         for g in self._order:
             if g.ahead:
                 g.ahead = False
@@ -528,7 +531,7 @@ class ActivationTiering:
         return dict(packs=list(self._packs), nbytes=[g.nbytes for g in self._order], evict_at=evict_at,
                     restore_order=[g.first for g in ranked], evicted_bytes=sum(g.nbytes for g in evict),
                     kept_bytes=kept, must_keep_bytes=must, nonact_bytes=self._nonact, transient_bytes=transient,
-                    groups=len(self._order),
+                    groups=len(self._order), profile_groups=self.profile_groups(),
                     boundaries=end)
 
     def _mark(self, kind, key):
@@ -538,7 +541,8 @@ class ActivationTiering:
 
     def profile_groups(self):
         """This iteration's saved storages (index = group): bytes, the boundary of their first save
-        and of their last use (past the forward's end: used after it)."""
+        and of their last use (past the forward's end: used after it). Only a profile iteration sees
+        every use (a planned one sees the saves alone): its list is kept in its plan."""
         first = {}
         for g, c in self._packs:
             first.setdefault(g, c)
@@ -575,6 +579,9 @@ class ActivationTiering:
 
 
 _PASSIVE = dict(packs=[], nbytes=[], evict_at={}, restore_order=[])  # an iteration that moves nothing
+# The plan of a shape whose profile found no storage it could move: nothing moves, nothing is tracked.
+_NOTHING = dict(packs=[], nbytes=[], evict_at={}, restore_order=[], groups=0, profile_groups=[], evicted_bytes=0,
+                kept_bytes=0, must_keep_bytes=0, nonact_bytes=None, transient_bytes=0, boundaries=0)
 
 
 def _covers(big, small):

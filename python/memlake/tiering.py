@@ -23,7 +23,7 @@ use; save_profile() writes the profile `memlake tier profile` prints and
 `memlake sim --profile` replays. The first iteration is a cold one (first
 allocations and launches, the activation profile's operator tracking, every
 restore on demand) and often several times slower than a steady one, so
-the third (retime_at=2) is timed again while it follows the plan, its waits
+the second after it (retime_at=2) is timed again while it follows the plan, its waits
 on restores taken off, and the states are planned again on those times,
 which the saved profile then holds. Every later iteration
 follows the plan; a restore that did not arrive in time is taken on demand
@@ -147,10 +147,12 @@ class Tiering:
         self._order, self._events = [], []
         self._fwd_event = None        # the timed iteration's forward start
         self._iteration = 0
-        # The iteration timed again once the plan runs (see _retime); None: the profile's times stay.
+        # The iteration timed again once the plan runs, counted from the profile (see _retime); None:
+        # the profile's times stay.
         if retime_at is not None and (not isinstance(retime_at, int) or isinstance(retime_at, bool) or retime_at < 1):
-            raise InvalidArgumentError(f"tier(): retime_at must be an iteration index >= 1 or None, got {retime_at!r}")
-        self._retime_at = retime_at
+            raise InvalidArgumentError(f"tier(): retime_at must be a number of iterations >= 1 or None, got {retime_at!r}")
+        self._retime_after = retime_at
+        self._retime_at = None        # the iteration index, once the profile has been made
         self._timing = False          # this iteration is timed (the profile, or the retime)
         self._plan = None
         self._profile = None
@@ -236,8 +238,9 @@ class Tiering:
             self._st["evicted_bytes"] += moved
 
     def _timeline_text(self, stall_events, positions, p, ap, h2d, d2h):
-        """The profile iteration's whole timeline (forward boundaries, backward reads and steps) with
-        the plans as "move" lines: tier_plan.timeline_profile_text."""
+        """The timed iteration's whole timeline (forward boundaries, backward reads and steps) with
+        the plans as "move" lines: tier_plan.timeline_profile_text. The saved storages' uses are the
+        profile iteration's (ap's "profile_groups"): only a profile sees every use."""
         f = self._fwd_event
         stalls = [(f.elapsed_time(a), f.elapsed_time(b)) for a, b in stall_events]
 
@@ -247,12 +250,15 @@ class Tiering:
 
         tl = self._act.timeline
         nonact = (ap.get("nonact_bytes") or 0) + ap.get("transient_bytes", 0)  # as the plan counted it
+        end = next((ev for kind, _, ev in tl if kind == "end"), None)
+        if end is None:
+            raise ValueError("timeline: the forward's end was not recorded")
         t = dict(boundaries=[(key, at(ev)) for kind, key, ev in tl if kind == "b"],
-                 fwd_end=next(at(ev) for kind, _, ev in tl if kind == "end"),
+                 fwd_end=at(end),
                  unpacks=[(key, at(ev)) for kind, key, ev in tl if kind == "u"],
                  positions=[dict(name=q["name"], bytes=q["bytes"], t_ms=at(self._events[k]))
                             for k, q in enumerate(positions)],
-                 groups=self._act.profile_groups(),
+                 groups=ap.get("profile_groups") or self._act.profile_groups(),
                  states_plan=dict(tiered=list(p["tiered"]), issue={k: p["issue"][k] for k in p["tiered"]}),
                  act_plan=dict(evict_at=ap["evict_at"], restore_order=ap["restore_order"], window=self._act_window))
         machine = _machine_lines(max(0, self.budget - self.margin - nonact), h2d, d2h)
@@ -301,15 +307,19 @@ class Tiering:
             self._evict(i)
 
     def _on_forward(self, module, args):
-        if self._fwd_event is not None or self._order:
-            return  # not the iteration's first forward
-        retime = self._plan is not None and self._iteration == self._retime_at
-        if self._plan is None or retime:
-            self._timing = True
-            if retime and self._act is not None:  # the whole iteration, as the profile's
-                self._act.timeline, self._act.stall_log = [], self._stalls
-            self._fwd_event = _torch.cuda.Event(enable_timing=True)
-            self._fwd_event.record()
+        """A timed iteration (the profile, the retime) starts at its last grad-enabled forward before
+        backward: an evaluation forward (no_grad) is not it, and one that raised or was never
+        backpropagated is forgotten with what it recorded (as the activation tiering forgets it)."""
+        if self._order or not _torch.is_grad_enabled():
+            return  # in backward already, or an evaluation forward
+        if self._plan is not None and self._iteration != self._retime_at:
+            return
+        self._timing = True
+        self._stalls.clear()
+        if self._act is not None:  # the whole iteration, as the profile's
+            self._act.timeline, self._act.stall_log = [], self._stalls
+        self._fwd_event = _torch.cuda.Event(enable_timing=True)
+        self._fwd_event.record()
 
     def _on_grad(self, p):
         i = self._index[p]
@@ -318,6 +328,8 @@ class Tiering:
                         "checkpointing of a shared parameter, or gradient accumulation): not supported; use "
                         "use_reentrant=False and call optimizer.step() after every backward")
         pos = len(self._order)
+        if pos == 0 and self._plan is not None and self._iteration == self._retime_at:
+            self._timing = True  # a model that is not an nn.Module has no forward hook: timed from its first step
         self._order.append(i)
         if self._plan is None or self._timing:
             ev = _torch.cuda.Event(enable_timing=True)
@@ -326,7 +338,10 @@ class Tiering:
         self._step_one(i)
         self._st["steps_in_backward"] += 1
         for j in self._issue_at.get(pos, ()):
-            self._restore(j, planned=True)
+            # A state on disk is read here, on this thread: timed, its wait is not compute (approximately:
+            # the events measure the GPU's idle time only once its queue has drained).
+            timed_wait(self._stalls if self._timing and self._on_disk[j] else None,
+                       lambda: self._restore(j, planned=True))
 
     # ---- the iteration boundary: the user's optimizer.step()
     def _step(self, closure=None):
@@ -341,21 +356,23 @@ class Tiering:
             if not self._stepped[i] and p.grad is not None:
                 self._step_one(i)  # a gradient that came without the hook (set by hand)
                 self._st["steps_after_backward"] += 1
-        if self._act is not None:
-            self._act.finish()  # a profiled forward's activation plan is made here
-        if self._plan is None and self._order:
-            self._make_plan()
-        elif self._timing and self._order:
-            self._retime()
-        if self._plan is not None and self._act is not None:
-            self._act.timeline = self._act.stall_log = None
-        self._timing = False
+        try:
+            if self._act is not None:
+                self._act.finish()  # a profiled forward's activation plan is made here
+            if self._plan is None and self._order:
+                self._make_plan()
+            elif self._timing and self._order:
+                self._retime()
+        finally:  # a PlanError (or anything else) leaves the next iteration a clean start
+            if self._plan is not None and self._act is not None:
+                self._act.timeline = self._act.stall_log = None
+            self._timing = False
+            self._order, self._events = [], []
+            self._fwd_event = None
+            self._stepped = [False] * len(self._params)
+            self._stalls.clear()
         if self.host_limit is not None:
             self._demote_past_limit()
-        self._order, self._events = [], []
-        self._fwd_event = None
-        self._stepped = [False] * len(self._params)
-        self._stalls.clear()
         self._iteration += 1
         self.optimizer._opt_called = True  # what LR schedulers check
         # The first positions' restores for the next iteration: issued now.
@@ -446,7 +463,11 @@ class Tiering:
                                                                                 "transient_bytes", "groups",
                                                                                 "boundaries")}
                                           if ap is not None else None),
-                             room=room, h2d_gbps=h2d, d2h_gbps=d2h, timed_iteration=self._iteration)
+                             room=room, h2d_gbps=h2d, d2h_gbps=d2h, timed_iteration=self._iteration,
+                             positions=positions, lead_ms=lead,
+                             backward_ms=positions[-1]["t_ms"] if positions else 0.0)
+        if self._retime_after is not None:
+            self._retime_at = self._iteration + self._retime_after
         try:
             p = _plan(positions, room, h2d_gbps=h2d, d2h_gbps=d2h, lead_ms=lead)
         except PlanError as e:
@@ -455,36 +476,46 @@ class Tiering:
         self._adopt(p, positions, lead, stall_events, ap)
 
     def _retime(self):
-        """The timed iteration (retime_at): the profile iteration's times are a cold iteration's (first
-        allocations and launches, the activation profile's operator tracking, every state restored on
-        demand), often several times a steady one's, so restores planned on them are issued too late.
-        This one followed the plan; its times, less its waits on restores, replace the profile's and
-        the states are planned again on them (same room, same link rates). An iteration that did not
-        run the plan whole (another shape, a mismatch, another order) is not timed: the next one is,
-        up to three tries."""
+        """The timed iteration (retime_at after the profile): the profile iteration's times are a cold
+        iteration's (first allocations and launches, the activation profile's operator tracking, every
+        state restored on demand), often several times a steady one's, so restores planned on them
+        are issued too late. This one followed the plan; its times, less its waits on restores,
+        replace the profile's and the states are planned again on them (same room, same link rates).
+        An iteration that did not run the plan whole (another shape, a mismatch, another order) is
+        not timed: the next one is, up to three tries. A failure here keeps the plan (training goes
+        on): `retime_error` in the profile says what it was."""
         ap = self._act.current_plan() if self._act is not None else None
-        same = [q["param"] for q in self._profile["positions"]] == self._order
-        if not same or not self._events or (self._act is not None and ap is None):
+        q = self._profile
+        why = None
+        if [r["param"] for r in q["positions"]] != self._order or not self._events:
+            why = "another order of steps"
+        elif self._act is not None and ap is None:
+            why = "the activations did not run their plan whole"
+        if why:
             self._stalls.clear()
             self._st["retime_skipped"] += 1
+            q["retime_skipped_why"] = why
             if self._st["retime_skipped"] < 3:
                 self._retime_at += 1
             return
-        positions, lead, stall_ms, stall_events = self._timed_positions()
-        q = self._profile
         try:
+            positions, lead, stall_ms, stall_events = self._timed_positions()
             p = _plan(positions, q["room"], h2d_gbps=q["h2d_gbps"], d2h_gbps=q["d2h_gbps"], lead_ms=lead)
-        except PlanError as e:  # the steady times cannot make the room too small; keep the plan if they do
-            q["retime_error"] = str(e)
+            first_ms = q["backward_ms"] + q["lead_ms"]
+            # The timeline where the activations have a plan that moves something (as the profile's).
+            self._adopt(p, positions, lead, stall_events, ap if ap and ap.get("groups") else None)
+        except Exception as e:  # noqa: BLE001 - an optimisation: the profile's plan stays
+            q["retime_error"] = f"{type(e).__name__}: {e}"
             return
-        q["first_iteration_ms"] = q["backward_ms"] + q["lead_ms"]
+        q["first_iteration_ms"] = first_ms
         q["timed_stall_ms"] = stall_ms
         q["timed_iteration"] = self._iteration
-        self._adopt(p, positions, lead, stall_events, ap)
         self._st["retimed_at"] = self._iteration
 
     def _adopt(self, p, positions, lead, stall_events, ap):
         """Plan p (on these positions) becomes the one every later iteration follows, and the profile's."""
+        self._profile.pop("timeline_text", None)  # an earlier iteration's, which no longer matches
+        self._profile.pop("timeline_error", None)
         self._plan = p
         self._profile.update(positions=positions, backward_ms=positions[-1]["t_ms"] if positions else 0.0,
                              lead_ms=lead,
@@ -536,8 +567,8 @@ class Tiering:
         the file holds the whole iteration (forward boundaries, backward reads
         and steps, saved storages as transient tensors) and the moves this run
         executes, which the simulator replays as the policy "recorded"."""
-        if not self._profile:
-            raise Error("tier(): no profile yet (the first iteration is the profile)")
+        if not self._profile or "plan" not in self._profile:
+            raise Error("tier(): no profile yet (the first iteration is the profile, and it must have made a plan)")
         q = self._profile
         # With activations: the whole iteration and the moves this run executes ("recorded" in
         # `memlake sim --profile`); else the optimizer steps alone.
@@ -546,8 +577,8 @@ class Tiering:
             machine=_machine_lines(q["room"], q["h2d_gbps"], q["d2h_gbps"]))
         head, rest = text.split("\n", 1)
         with open(path, "w") as f:
-            timed = (f"times of iteration {q['timed_iteration']} (the profile's first iteration took "
-                     f"{q['first_iteration_ms']:.3f} ms)" if "first_iteration_ms" in q else "times of the profile iteration")
+            timed = (f"times of iteration {q['timed_iteration']} (the profile iteration's were {q['first_iteration_ms']:.3f} ms "
+                     f"to its last step)" if "first_iteration_ms" in q else "times of the profile iteration")
             f.write(f"{head}\n# memlake.torch.tier(): budget {q['budget']} bytes, margin {q['margin']}, peak with every "
                     f"state tiered {q['peak_all_tiered']}; planned stall {q['plan']['stall_ms']:.3f} ms, predicted "
                     f"iteration {q['plan']['predicted_ms']:.3f} ms; {timed}\n{rest}")
@@ -577,7 +608,7 @@ def tier(model, optimizer, budget=None, host="auto", **kw):
     saved activations (with a budget; default True); act_window: bytes restored
     ahead of backward (default max(256 MiB, budget/32)); host_limit: bytes of
     the host tier optimizer states may hold, the rest go to the disk tier at
-    each iteration's end (needs enable(disk_tier=DIR)); retime_at: the iteration (0 is the
-    profile) timed again to plan the states on steady times (default 2; None: keep the
-    profile's). Returns a Tiering handle."""
+    each iteration's end (needs enable(disk_tier=DIR)); retime_at: how many iterations after
+    the profile one is timed again to plan the states on steady times (default 2; None: keep
+    the profile's). Returns a Tiering handle."""
     return Tiering(model, optimizer, budget=budget, host=host, **kw)

@@ -311,6 +311,29 @@ def test_a_forward_that_raises_leaves_no_hook_and_no_storage_away():
     _step(model, act, x)  # and training goes on
 
 
+def test_a_shape_with_nothing_to_move_is_profiled_once():
+    # Every saved tensor is under the mover's minimum: the profile finds nothing, and the shape's
+    # plan is "nothing" (no operator tracking on later iterations, which run as planned).
+    torch.manual_seed(0)
+    model = Blocks()
+    mover = PoisonMover(min_bytes=1 << 40)
+    act = ActivationTiering(model, mover, exclude={storage_of(p)[0] for p in model.parameters()})
+    x = torch.randn(32, 64)
+    _step(model, act, x)  # the profile
+    for _ in range(3):
+        _step(model, act, x)
+        assert act.current_plan() is not None and act.current_plan()["groups"] == 0
+    assert act.st["act_profiles"] == 1 and act.st["act_mismatches"] == 0, act.st
+    assert act.last_plan() is None and mover.evictions == 0  # no plan to budget for, nothing moved
+    # A later storage that could move leaves that plan: its shape is profiled again.
+    mover.min_bytes = 4096
+    _step(model, act, x)
+    assert act.st["act_mismatches"] == 1 and act.current_plan() is None
+    _step(model, act, x)
+    assert act.st["act_profiles"] == 2 and act.last_plan() is not None
+    act.close()
+
+
 def test_an_in_place_change_to_a_saved_tensor_is_autograds_error():
     torch.manual_seed(0)
     lin = torch.nn.Sequential(torch.nn.Linear(64, 64))
