@@ -13,6 +13,7 @@
 #           + disk), then `memlake sim` on the profiles it saved; its GPU tests (~450 s)
 #   tierloss issue 20: the first 5 losses with deterministic (eager) attention,
 #           capped against uncapped (~300 s)
+#   tiermodels issue 20: GPT-NeoX 2.7 B and ResNet-152 against their own ideal (~480 s)
 #   daemon  issue 22: device-wide memory with deduplicated weights (~60 s)
 #   hash    issue 22: content ids computed on the GPU against the host's (~60 s)
 #   lat     issue 27: capture tests, alloc latency, HF generation (~360 s)
@@ -65,6 +66,16 @@ step_tier() {
   grep -v '^{' "$1/speed.txt" | tail -12
   for f in "$1"/tier_profile_*.txt; do [ -e "$f" ] && ./build-gpu/memlake sim --profile "$f"; done > "$1/sim.txt" 2>&1
   cat "$1/sim.txt"
+}
+step_tiermodels() {
+  # Not tuned to one model: a GPT-NeoX of Pythia-2.8B's shape and ResNet-152 at a batch beyond the
+  # cap, each against its own ideal (issue 20).
+  timeout "${T_TIER_MODELS:-240}" python3 bench/tier_finetune.py --model neox2.7b \
+    --configs ideal,ckpt,tier24_ckpt,tier32 --out "$1/neox.json" > "$1/neox.txt" 2>&1
+  grep -v '^{' "$1/neox.txt" | tail -10
+  timeout "${T_TIER_MODELS:-240}" python3 bench/tier_finetune.py --model resnet152 --batch 256 \
+    --configs ideal,tier24,tier16 --out "$1/resnet.json" > "$1/resnet.txt" 2>&1
+  grep -v '^{' "$1/resnet.txt" | tail -10
 }
 step_daemon() { OUT="$1" PARTS=dedup BENCH_TIMEOUT="${T_DAEMON:-120}" scripts/gpu_daemon.sh | tail -15; }
 step_hash() {
