@@ -366,6 +366,12 @@ def main():
                   f"at {r.get('disk_read_Bps', 0) / gb:.2f} GB/s; raw O_DIRECT in the same run: "
                   + (f"write {raw['write_Bps'] / gb:.2f} GB/s, read {raw['read_Bps'] / gb:.2f} GB/s" if raw
                      else "not measured (O_DIRECT refused)"))
+            if st.get("disk_io_write_s") or st.get("disk_io_read_s"):  # the tier's file I/O alone
+                w = st["disk_io_written"] / max(st["disk_io_write_s"], 1e-9) / gb
+                rd = st["disk_io_read"] / max(st["disk_io_read_s"], 1e-9) / gb
+                print(f"  the disk tier's own file I/O (checksums beside it): write {w:.2f} GB/s"
+                      + (f" ({w / (raw['write_Bps'] / gb):.2f}x raw)" if raw else "") + f", read {rd:.2f} GB/s"
+                      + (f" ({rd / (raw['read_Bps'] / gb):.2f}x raw)" if raw else ""))
     if a.out:
         with open(a.out, "w") as f:
             json.dump(results, f, indent=1)

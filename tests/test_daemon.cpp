@@ -583,7 +583,7 @@ int raw_connect(const std::string& path) {
 
 TEST(Daemon, MalformedOversizedAndAbandonedRequestsGetErrorsAndTheDaemonServesOn) {
   Served s;
-  for (const std::string junk : {std::string("hello"), std::string(kMaxRequest + 100, 'x'), std::string(20, '\0')}) {
+  for (const std::string& junk : {std::string("hello"), std::string(kMaxRequest + 100, 'x'), std::string(20, '\0')}) {
     const int fd = raw_connect(s.sock());
     ASSERT_GE(fd, 0);
     ASSERT_GT(::send(fd, junk.data(), junk.size(), MSG_NOSIGNAL), 0);

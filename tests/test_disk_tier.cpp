@@ -248,6 +248,8 @@ TEST(DiskTierResidency, EvictDemoteRestoreBringsTheBytesBackAtTheSameAddress) {
   EXPECT_EQ(st.disk_used, 0u);
   EXPECT_EQ(st.evicted_now, 0u);
   EXPECT_GE(st.disk_read, 9 * kPage + 77);
+  EXPECT_GT(st.disk_write_s, 0.0) << "the tier times its own I/O";
+  EXPECT_GT(st.disk_read_s, 0.0);
   r.dev->check();
   // Again, and a discarded allocation has nothing to demote.
   r.dev->evict(a, Mode::offload);

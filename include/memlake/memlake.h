@@ -278,6 +278,10 @@ typedef struct memlake_residency_stats {
   uint64_t disk_written, disk_read;        /* bytes through the disk tier, in all */
   uint32_t disk_direct;                    /* 1: O_DIRECT, 0: buffered I/O (or no disk tier) */
   uint32_t reserved_;
+  /* Since 0.10: seconds in the disk tier's own file I/O (its checksums run beside it), in all:
+   * disk_written / disk_write_seconds is the tier's write throughput, without the waits of
+   * the moves around it. */
+  double disk_write_seconds, disk_read_seconds;
 } memlake_residency_stats;
 MEMLAKE_API memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, memlake_residency_stats* stats);
 

@@ -45,7 +45,7 @@ class _Stats(ctypes.Structure):
                 ("last_sleep_seconds", c_double), ("last_wake_seconds", c_double), ("leaving_now", c_uint64),
                 ("demotions", c_uint64), ("disk_used", c_uint64), ("disk_file", c_uint64),
                 ("disk_written", c_uint64), ("disk_read", c_uint64), ("disk_direct", ctypes.c_uint32),
-                ("reserved_", ctypes.c_uint32)]
+                ("reserved_", ctypes.c_uint32), ("disk_write_seconds", c_double), ("disk_read_seconds", c_double)]
 
 
 for _name, _res, _args in [

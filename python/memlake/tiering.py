@@ -548,7 +548,10 @@ class Tiering:
         r = _res.residency_stats(device=self.device)
         out = dict(self._st, iteration=self._iteration, planned=self._plan is not None,
                    tiered_params=sum(self._tiered), params=len(self._params),
-                   host_tier_used=r["host_used"], evicted_bytes_now=r["evicted_bytes_now"])
+                   host_tier_used=r["host_used"], evicted_bytes_now=r["evicted_bytes_now"],
+                   # the disk tier's own file I/O (disk_write_s / disk_read_s above include the waits around it)
+                   disk_io_written=r.get("disk_written", 0), disk_io_read=r.get("disk_read", 0),
+                   disk_io_write_s=r.get("disk_write_seconds", 0.0), disk_io_read_s=r.get("disk_read_seconds", 0.0))
         if self._plan:
             out.update(plan_window_bytes=self._plan["window_bytes"], plan_resident_bytes=self._plan["resident_bytes"],
                        plan_stall_ms=self._plan["stall_ms"])

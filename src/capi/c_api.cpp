@@ -822,7 +822,9 @@ memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, mem
                                    s.disk_written,
                                    s.disk_read,
                                    s.disk_direct ? 1u : 0u,
-                                   0u};
+                                   0u,
+                                   s.disk_write_s,
+                                   s.disk_read_s};
     const uint32_t size = out->struct_size;  // an older caller's struct: the fields it has
     std::memcpy(out, &c, std::min<std::size_t>(size, sizeof c));
     out->struct_size = size;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <exception>
 #include <thread>
@@ -178,12 +179,14 @@ DiskTier::Extent DiskTier::write(const void* buf, std::size_t n) {
     off = free_.take(bytes);
   }
   Extent e{*off, bytes, n, 0};
+  const auto t0 = std::chrono::steady_clock::now();
   try {
     e.crc = io_with_crc(true, const_cast<void*>(buf), bytes, n, e.offset);
   } catch (...) {
     free_.give(e.offset, e.bytes);
     throw;
   }
+  write_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   used_ += bytes;
   written_ += bytes;
   return e;
@@ -192,7 +195,9 @@ DiskTier::Extent DiskTier::write(const void* buf, std::size_t n) {
 void DiskTier::read(const Extent& e, void* buf) {
   if (fd_ < 0 || e.offset + e.bytes > size_ || e.n > e.bytes)
     throw_error(Errc::internal, "disk tier: read of an extent it never wrote");
+  const auto t0 = std::chrono::steady_clock::now();
   const std::uint32_t got = io_with_crc(false, buf, e.bytes, e.n, e.offset);
+  read_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   read_ += e.bytes;
   if (got != e.crc)
     throw_error(Errc::driver, "disk tier: checksum mismatch in " + format_bytes(e.n) + " at offset " +

@@ -66,6 +66,8 @@ class DiskTier {
   std::size_t file_size() const { return size_; }
   std::uint64_t bytes_written() const { return written_; }
   std::uint64_t bytes_read() const { return read_; }
+  double write_seconds() const { return write_s_; }  // in write()'s and read()'s file I/O, in all
+  double read_seconds() const { return read_s_; }
 
  private:
   void open_file();
@@ -90,6 +92,7 @@ class DiskTier {
   bool direct_ = false;
   std::size_t size_ = 0, used_ = 0;
   std::uint64_t written_ = 0, read_ = 0;
+  double write_s_ = 0, read_s_ = 0;
   FreeRanges free_;
 };
 

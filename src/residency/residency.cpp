@@ -584,6 +584,8 @@ ResidencyStats Residency::stats() const {
     s.disk_file = disk_->file_size();
     s.disk_written = disk_->bytes_written();
     s.disk_read = disk_->bytes_read();
+    s.disk_write_s = disk_->write_seconds();
+    s.disk_read_s = disk_->read_seconds();
     s.disk_direct = disk_->direct();
   }
   return s;

@@ -59,6 +59,7 @@ struct ResidencyStats {
   std::uint64_t leaving_now = 0;                         // evictions whose copies are in flight
   std::uint64_t demotions = 0, disk_used = 0, disk_file = 0;  // disk tier: bytes held, file size
   std::uint64_t disk_written = 0, disk_read = 0;             // bytes through the disk tier
+  double disk_write_s = 0, disk_read_s = 0;                  // seconds in its file I/O
   bool disk_direct = false;                                  // O_DIRECT (false: buffered, e.g. tmpfs)
   std::uint64_t host_capacity = 0, host_used = 0;        // pinned host tier
   bool asleep = false;

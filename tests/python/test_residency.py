@@ -156,6 +156,7 @@ def test_evict_demote_restore_through_the_disk_tier(tmp_path):
         assert _read(p, 700_000) == data
         s = memlake.residency_stats(allocator=a)
         assert s["disk_used"] == 0 and s["disk_read"] >= 700_000
+        assert s["disk_write_seconds"] > 0 and s["disk_read_seconds"] > 0  # the tier's own I/O time
         assert list(tmp_path.iterdir()) == []  # the file has no name
         a.free(p)
     finally:
