@@ -346,7 +346,6 @@ class PagePool {
   std::vector<std::pair<std::uintptr_t, std::size_t>> stranded_ranges_;
   std::size_t pages_live_ = 0, free_pages_ = 0, slots_mapped_ = 0, views_live_ = 0;
   std::uint32_t mark_epoch_ = 0;
-  std::vector<RunKey> scratch_runs_;
   struct Window {
     ViewId view;
     std::uint32_t start, end;
