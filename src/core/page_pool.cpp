@@ -203,32 +203,33 @@ void PagePool::reindex_window(ViewId v, std::uint32_t a, std::uint32_t b, bool f
   }
 }
 
-void PagePool::reindex_slots(const std::vector<SlotRange>& ranges, bool free_now, Tag t) {
-  // Groups slot ranges into windows of consecutive slots in one pass,
-  // without sorting: a range extends its view's latest window when it is
-  // next to it, else opens a new one. The pages of each window must be in
-  // one state (reindex_window's precondition); windows of one view may touch.
-  const std::uint32_t m = next_mark();
-  auto& wins = scratch_windows_;
-  wins.clear();
-  for (const SlotRange& r : ranges) {
-    View& w = views_[r.view];
-    if (w.mark == m) {
-      Window& win = wins[w.window];
-      if (win.end == r.first) {
-        win.end += r.count;
-        continue;
-      }
-      if (win.start == r.first + r.count) {
-        win.start = r.first;
-        continue;
-      }
+inline void PagePool::add_to_window(std::uint32_t m, ViewId v, std::uint32_t first, std::uint32_t count) {
+  // A range extends its view's latest window when it is next to it, else
+  // opens a new one (no sorting). The pages of each window must be in one
+  // state (reindex_window's precondition); windows of one view may touch.
+  View& w = views_[v];
+  if (w.mark == m) {
+    Window& win = scratch_windows_[w.window];
+    if (win.end == first) {
+      win.end += count;
+      return;
     }
-    w.mark = m;
-    w.window = static_cast<std::uint32_t>(wins.size());
-    wins.push_back(Window{r.view, r.first, r.first + r.count});
+    if (win.start == first + count) {
+      win.start = first;
+      return;
+    }
   }
-  for (const Window& win : wins) reindex_window(win.view, win.start, win.end, free_now, t);
+  w.mark = m;
+  w.window = static_cast<std::uint32_t>(scratch_windows_.size());
+  scratch_windows_.push_back(Window{v, first, first + count});
+}
+
+void PagePool::reindex_slots(const std::vector<SlotRange>& ranges, bool free_now, Tag t) {
+  // Groups slot ranges into windows of consecutive slots in one pass.
+  const std::uint32_t m = next_mark();
+  scratch_windows_.clear();
+  for (const SlotRange& r : ranges) add_to_window(m, r.view, r.first, r.count);
+  for (const Window& win : scratch_windows_) reindex_window(win.view, win.start, win.end, free_now, t);
 }
 
 void PagePool::idle(ViewId v) {
@@ -263,17 +264,19 @@ Span PagePool::mark_busy(ViewId v, std::uint32_t first, std::uint32_t n) {
 }
 
 void PagePool::reindex_aliases(ViewId v, std::uint32_t first, std::uint32_t n, bool free_now, Tag t) {
-  // The other views' slots that map these pages.
-  auto& ranges = scratch_ranges_;
-  ranges.clear();
+  // The other views' slots that map these pages, grouped into windows as
+  // they are found (reindex_slots without the list of ranges between).
+  const std::uint32_t m = next_mark();
+  scratch_windows_.clear();
   const PageId* slots = views_[v].slots.data();
   for (std::uint32_t i = first; i < first + n;) {  // spans hold whole pages
     const Page& pg = pages_[slots[i]];
     const std::uint32_t k = pg.k;
-    append_slots(pg, v, ranges);
+    for (auto [u, s0] : pg.maps)
+      if (u != v) add_to_window(m, u, s0, k);  // a page's k slots, one range
     i += k;
   }
-  reindex_slots(ranges, free_now, t);
+  for (const Window& win : scratch_windows_) reindex_window(win.view, win.start, win.end, free_now, t);
 }
 
 std::optional<Span> PagePool::take_fit(std::uint32_t n, Tag tag, TakeInfo* info) {
