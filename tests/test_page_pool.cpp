@@ -1,5 +1,9 @@
 // PagePool's trim of cached views, against a quiescer the test controls:
-// which idle views it unmaps, and when it waits for their work.
+// which idle views it unmaps, and when it waits for their work; and its
+// free-run index under random aliasing, against a rescan of every view.
+#include <random>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "core/page_pool.h"
@@ -73,6 +77,67 @@ TEST(PagePoolTrim, ACompleteViewGoesBeforeAnOlderPendingOne) {
   EXPECT_EQ(pool.mapped_pages(), 6u);
   pool.check();
   pool.give_back(c, kStream, 6);
+}
+
+// Many views over few pages, two streams and a lagging device: every take and
+// give re-indexes the windows of the views aliasing its pages (touching runs
+// of other tags, joins on both sides, settles that retag aliased pages). After
+// every step, check() compares the incrementally kept runs of every view and
+// the best-fit index with a rescan of every slot, so a window left stale, a
+// run dropped or kept twice fails at the step that did it.
+void random_aliasing(std::uint32_t handle_slots, std::uint64_t seed) {
+  prim::HostBackend be(0, 64 << 10, 0);
+  ManualQuiescer q;
+  core::PagePool pool(be, q, handle_slots);
+  std::mt19937_64 rng(seed);
+  struct Held {
+    core::Span span;
+    core::Tag tag;
+  };
+  std::vector<Held> live;
+  std::uint64_t seq = 0;
+  std::size_t aliased_takes = 0, most_views = 0;
+  for (int step = 0; step < 4000; ++step) {
+    const auto op = rng() % 100;
+    if (live.empty() || (op < 50 && live.size() < 24)) {
+      const auto n = static_cast<std::uint32_t>(1 + rng() % (rng() % 4 == 0 ? 24 : 6));
+      const core::Tag tag = 1 + rng() % 2;
+      core::TakeInfo info;
+      std::optional<core::Span> s = pool.take_fit(n, tag, &info);
+      if (!s && rng() % 3 == 0) s = pool.take_extended(n, tag, n, &info);
+      if (!s && rng() % 2 == 0) s = pool.take_repaired(n, tag, n, n, &info);
+      // Reuse at most what exists, so that stitches alias pages instead of growing.
+      if (!s) s = pool.take_stitched(n, tag, rng() % 4 == 0 ? 0 : n, &info);
+      ASSERT_GE(s->count, n);
+      aliased_takes += info.stitched_view;
+      live.push_back({*s, tag});
+    } else if (op < 90) {
+      const std::size_t i = rng() % live.size();
+      // Mostly the stream's own tag (pending until settled), sometimes global.
+      const core::Tag tag = rng() % 4 == 0 ? core::kGlobal : live[i].tag;
+      pool.give_back(live[i].span, tag, tag == core::kGlobal ? 0 : ++seq);
+      live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+    } else if (op < 97) {
+      q.complete = std::max(q.complete, seq - std::min<std::uint64_t>(seq, rng() % 3));  // the device trails the host a little
+      for (core::Tag t : {core::Tag{1}, core::Tag{2}}) pool.settle(t, q.complete);
+    } else {
+      pool.trim_views(pool.pages() * (2 + rng() % 4));
+    }
+    most_views = std::max(most_views, pool.views());
+    ASSERT_NO_THROW(pool.check()) << "step " << step << ", seed " << seed;
+  }
+  EXPECT_GT(aliased_takes, 100u) << "the sequence must exercise aliased views";
+  EXPECT_GT(most_views, 8u);
+  for (const Held& h : live) pool.give_back(h.span, core::kGlobal, 0);
+  pool.check();
+}
+
+TEST(PagePoolAliases, RunsFollowEveryAliasedTakeAndGive) {
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) random_aliasing(1, seed);
+}
+
+TEST(PagePoolAliases, RunsFollowEveryAliasedTakeAndGiveWithLargeHandles) {
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) random_aliasing(4, seed);
 }
 
 }  // namespace

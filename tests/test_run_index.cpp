@@ -84,5 +84,41 @@ TEST(RunIndex, VisitStopsWhenAsked) {
   EXPECT_TRUE(x.all().empty());
 }
 
+// Buckets are put back in order only when a visit reaches them: crowded
+// buckets (few lengths, many runs each), updates in random order, and visits
+// that stop after a few runs from random lengths, so that every state (a
+// bucket appended to, swap-erased, sorted, then changed again) is looked at.
+TEST(RunIndex, VisitsSeeTheSetsOrderBetweenAnyUpdates) {
+  std::mt19937_64 rng(11);
+  RunIndex x;
+  std::set<RunKey> s;
+  std::vector<RunKey> live;
+  for (int step = 0; step < 20000; ++step) {
+    if (live.empty() || rng() % 100 < 52) {
+      RunKey k{static_cast<core::Tag>(rng() % 2), static_cast<std::uint32_t>(1 + rng() % 6),
+               static_cast<core::ViewId>(rng() % 40), static_cast<std::uint32_t>(rng() % 64)};
+      if (!s.insert(k).second) continue;
+      x.insert(k);
+      live.push_back(k);
+    } else {
+      const std::size_t i = rng() % live.size();
+      x.erase(live[i]);
+      s.erase(live[i]);
+      live[i] = live.back();
+      live.pop_back();
+    }
+    const auto t = static_cast<core::Tag>(rng() % 2);
+    const auto from = static_cast<std::uint32_t>(rng() % 7);
+    const std::size_t want = 1 + rng() % 12;
+    std::vector<RunKey> got;
+    x.visit(t, from, [&](const RunKey& k) { return got.push_back(k), got.size() < want; });
+    std::vector<RunKey> expect = from_set(s, t, from);
+    if (expect.size() > want) expect.resize(want);
+    ASSERT_EQ(got, expect) << "step " << step;
+    if (!live.empty()) ASSERT_TRUE(x.contains(live[rng() % live.size()]));
+  }
+  ASSERT_EQ(x.all(), std::vector<RunKey>(s.begin(), s.end()));
+}
+
 }  // namespace
 }  // namespace memlake::test

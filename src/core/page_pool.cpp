@@ -147,15 +147,24 @@ void PagePool::reindex_window(ViewId v, std::uint32_t a, std::uint32_t b, bool f
   ML_DEBUG_ASSERT(std::all_of(w.slots.begin() + a, w.slots.begin() + b, [&](PageId p) {
     return p != kHole && pages_[p].busy == !free_now && (!free_now || pages_[p].tag == t);
   }));
-  // w.runs is sorted by start and disjoint: [first, last) are the runs whose
-  // end is >= a and whose start is <= b.
-  auto first = std::lower_bound(runs.begin(), runs.end(), a,
-                                [](const RunKey& k, std::uint32_t x) { return k.start + k.len < x; });
-  auto last = first;
+  // w.runs is sorted by start and disjoint: [first, last) are the runs that
+  // overlap [a, b), or touch it and join the window's run. A run that only
+  // touches it and does not join stays as it is, in both indexes.
+  const bool may_join = free_now;
+  RunKey* const rb = runs.data();
+  const auto size = static_cast<std::uint32_t>(runs.size());
+  std::uint32_t first = static_cast<std::uint32_t>(
+      std::lower_bound(rb, rb + size, a, [](const RunKey& k, std::uint32_t x) { return k.start + k.len < x; }) - rb);
+  if (first < size && rb[first].start + rb[first].len == a && !(may_join && rb[first].tag == t)) ++first;
+  std::uint32_t last = first;
   std::uint32_t lo = a, hi = b;  // the window's own run, if it is free
-  scratch_runs_.clear();
-  for (; last != runs.end() && last->start <= b; ++last) {
-    const RunKey r = *last;
+  // The new runs: at most one run touched starts left of a and one ends right
+  // of b (they are disjoint and end at a or later), so at most three (left
+  // part, the window's own run, right part).
+  RunKey fresh[3];
+  std::uint32_t nf = 0;
+  for (; last < size && (rb[last].start < b || (rb[last].start == b && may_join && rb[last].tag == t)); ++last) {
+    const RunKey r = rb[last];
     const std::uint32_t end = r.start + r.len;
     const bool joins = free_now && r.tag == t;
     runs_.erase(r);
@@ -163,56 +172,64 @@ void PagePool::reindex_window(ViewId v, std::uint32_t a, std::uint32_t b, bool f
       if (joins)
         lo = r.start;
       else
-        scratch_runs_.push_back(RunKey{r.tag, std::min(end, a) - r.start, v, r.start});
+        fresh[nf++] = RunKey{r.tag, std::min(end, a) - r.start, v, r.start};
     }
     if (end > b) {  // the part right of the window
       const std::uint32_t s = std::max(r.start, b);
       if (joins)
         hi = end;
       else
-        scratch_runs_.push_back(RunKey{r.tag, end - s, v, s});
+        fresh[nf++] = RunKey{r.tag, end - s, v, s};
     }
   }
-  if (free_now) scratch_runs_.push_back(RunKey{t, hi - lo, v, lo});
-  // At most three runs (left part, window, right part): insertion sort, no library call.
-  for (std::size_t i = 1; i < scratch_runs_.size(); ++i)
-    for (std::size_t j = i; j > 0 && scratch_runs_[j].start < scratch_runs_[j - 1].start; --j)
-      std::swap(scratch_runs_[j], scratch_runs_[j - 1]);
-  // Replace [first, last) by the new runs with one move of the vector's tail at most.
-  const auto old_n = static_cast<std::size_t>(last - first), new_n = scratch_runs_.size();
-  const auto at = static_cast<std::size_t>(first - runs.begin());
-  if (new_n > old_n) runs.insert(runs.begin() + static_cast<std::ptrdiff_t>(at + old_n), new_n - old_n, RunKey{});
-  else if (new_n < old_n) runs.erase(runs.begin() + static_cast<std::ptrdiff_t>(at + new_n), runs.begin() + static_cast<std::ptrdiff_t>(at + old_n));
-  std::copy(scratch_runs_.begin(), scratch_runs_.end(), runs.begin() + static_cast<std::ptrdiff_t>(at));
-  for (const RunKey& k : scratch_runs_) runs_.insert(k);
+  if (free_now) fresh[nf++] = RunKey{t, hi - lo, v, lo};
+  for (std::uint32_t i = 1; i < nf; ++i)
+    for (std::uint32_t j = i; j > 0 && fresh[j].start < fresh[j - 1].start; --j) std::swap(fresh[j], fresh[j - 1]);
+  // Replace [first, last) by the new runs, shifting the tail by hand (a few runs).
+  const std::uint32_t old_n = last - first;
+  if (nf > old_n) {
+    runs.resize(size + nf - old_n);
+    RunKey* d = runs.data();
+    for (std::uint32_t i = size; i-- > last;) d[i + nf - old_n] = d[i];
+  } else if (nf < old_n) {
+    RunKey* d = runs.data();
+    for (std::uint32_t i = last; i < size; ++i) d[i - (old_n - nf)] = d[i];
+    runs.resize(size - (old_n - nf));
+  }
+  RunKey* d = runs.data() + first;
+  for (std::uint32_t i = 0; i < nf; ++i) {
+    d[i] = fresh[i];
+    runs_.insert(fresh[i]);
+  }
+}
+
+inline void PagePool::add_to_window(std::uint32_t m, ViewId v, std::uint32_t first, std::uint32_t count) {
+  // A range extends its view's latest window when it is next to it, else
+  // opens a new one (no sorting). The pages of each window must be in one
+  // state (reindex_window's precondition); windows of one view may touch.
+  View& w = views_[v];
+  if (w.mark == m) {
+    Window& win = scratch_windows_[w.window];
+    if (win.end == first) {
+      win.end += count;
+      return;
+    }
+    if (win.start == first + count) {
+      win.start = first;
+      return;
+    }
+  }
+  w.mark = m;
+  w.window = static_cast<std::uint32_t>(scratch_windows_.size());
+  scratch_windows_.push_back(Window{v, first, first + count});
 }
 
 void PagePool::reindex_slots(const std::vector<SlotRange>& ranges, bool free_now, Tag t) {
-  // Groups slot ranges into windows of consecutive slots in one pass,
-  // without sorting: a range extends its view's latest window when it is
-  // next to it, else opens a new one. The pages of each window must be in
-  // one state (reindex_window's precondition); windows of one view may touch.
+  // Groups slot ranges into windows of consecutive slots in one pass.
   const std::uint32_t m = next_mark();
-  auto& wins = scratch_windows_;
-  wins.clear();
-  for (const SlotRange& r : ranges) {
-    View& w = views_[r.view];
-    if (w.mark == m) {
-      Window& win = wins[w.window];
-      if (win.end == r.first) {
-        win.end += r.count;
-        continue;
-      }
-      if (win.start == r.first + r.count) {
-        win.start = r.first;
-        continue;
-      }
-    }
-    w.mark = m;
-    w.window = static_cast<std::uint32_t>(wins.size());
-    wins.push_back(Window{r.view, r.first, r.first + r.count});
-  }
-  for (const Window& win : wins) reindex_window(win.view, win.start, win.end, free_now, t);
+  scratch_windows_.clear();
+  for (const SlotRange& r : ranges) add_to_window(m, r.view, r.first, r.count);
+  for (const Window& win : scratch_windows_) reindex_window(win.view, win.start, win.end, free_now, t);
 }
 
 void PagePool::idle(ViewId v) {
@@ -247,17 +264,19 @@ Span PagePool::mark_busy(ViewId v, std::uint32_t first, std::uint32_t n) {
 }
 
 void PagePool::reindex_aliases(ViewId v, std::uint32_t first, std::uint32_t n, bool free_now, Tag t) {
-  // The other views' slots that map these pages.
-  auto& ranges = scratch_ranges_;
-  ranges.clear();
+  // The other views' slots that map these pages, grouped into windows as
+  // they are found (reindex_slots without the list of ranges between).
+  const std::uint32_t m = next_mark();
+  scratch_windows_.clear();
   const PageId* slots = views_[v].slots.data();
   for (std::uint32_t i = first; i < first + n;) {  // spans hold whole pages
     const Page& pg = pages_[slots[i]];
     const std::uint32_t k = pg.k;
-    append_slots(pg, v, ranges);
+    for (auto [u, s0] : pg.maps)
+      if (u != v) add_to_window(m, u, s0, k);  // a page's k slots, one range
     i += k;
   }
-  reindex_slots(ranges, free_now, t);
+  for (const Window& win : scratch_windows_) reindex_window(win.view, win.start, win.end, free_now, t);
 }
 
 std::optional<Span> PagePool::take_fit(std::uint32_t n, Tag tag, TakeInfo* info) {

@@ -289,6 +289,8 @@ class PagePool {
   // all be BUSY (!free_now) or all FREE with tag t.
   void reindex_window(ViewId v, std::uint32_t a, std::uint32_t b, bool free_now, Tag t);
   void reindex_slots(const std::vector<SlotRange>& ranges, bool free_now, Tag t);
+  // Adds slots [first, first+count) of v to scratch_windows_, grouped by the views' mark m.
+  void add_to_window(std::uint32_t m, ViewId v, std::uint32_t first, std::uint32_t count);
   void scan_runs(ViewId v, std::uint32_t lo, std::uint32_t hi, std::vector<RunKey>& out) const;
   // Re-index the views other than v that alias slots [first, first+n) of v.
   // Their pages are in the state free_now / t (see reindex_window).
@@ -346,7 +348,6 @@ class PagePool {
   std::vector<std::pair<std::uintptr_t, std::size_t>> stranded_ranges_;
   std::size_t pages_live_ = 0, free_pages_ = 0, slots_mapped_ = 0, views_live_ = 0;
   std::uint32_t mark_epoch_ = 0;
-  std::vector<RunKey> scratch_runs_;
   struct Window {
     ViewId view;
     std::uint32_t start, end;

@@ -9,9 +9,9 @@
 // is allocated (docs/design/allocator.md, "The hot path's footprint").
 //
 // Layout: per tag, LengthBuckets (core/length_buckets.h) of (view, start)
-// packed in 64 bits by run length. Insert and erase: a binary search in one
-// small bucket and a bit. Visiting in order: the set bits from a length
-// upwards. Memory: a 24-byte bucket header per length up to 1.5 x the
+// packed in 64 bits by run length. Insert: an append and a bit; erase: a
+// scan of one small bucket and a swap; a bucket is sorted again only when a
+// visit reaches it. Visiting in order: the set bits from a length upwards. Memory: a 24-byte bucket header per length up to 1.5 x the
 // longest run seen, per tag (a run of 72k slots, a 141 GB device in 2 MiB
 // pages: 2.6 MB).
 // Not thread-safe (the page pool's owner serialises).
