@@ -115,7 +115,9 @@ TEST(RunIndex, VisitsSeeTheSetsOrderBetweenAnyUpdates) {
     std::vector<RunKey> expect = from_set(s, t, from);
     if (expect.size() > want) expect.resize(want);
     ASSERT_EQ(got, expect) << "step " << step;
-    if (!live.empty()) ASSERT_TRUE(x.contains(live[rng() % live.size()]));
+    if (!live.empty()) {
+      ASSERT_TRUE(x.contains(live[rng() % live.size()]));
+    }
   }
   ASSERT_EQ(x.all(), std::vector<RunKey>(s.begin(), s.end()));
 }
