@@ -17,6 +17,7 @@
 #   daemon  issue 22: device-wide memory with deduplicated weights (~60 s)
 #   hash    issue 22: content ids computed on the GPU against the host's (~60 s)
 #   lat     issue 27: capture tests, alloc latency, HF generation (~360 s)
+# KV_KINDS narrows kv's bench to some kinds (kv_generate.py --kinds).
 # Limits: T_<STEP> seconds for each step's main run (e.g. T_KV=300); a step's
 # other parts have fixed limits of their own (kv's check 150 s, sleep's tests
 # 60 s, tier's tests 150 s, tierloss's two runs T_TIER_LOSS=200 each), so a step takes up to their sum.
@@ -43,7 +44,7 @@ step_sleep() {
 step_kv() {
   timeout 150 python3 bench/kv_generate.py check --models gqa --compiled-models gqa --out "$1" > "$1/check.log" 2>&1
   grep '"check"' "$1/check.log" | cut -c1-240
-  timeout "${T_KV:-330}" python3 bench/kv_generate.py bench --rounds 3 --steps 20 --trace-kernels 2 --out "$1" \
+  timeout "${T_KV:-330}" python3 bench/kv_generate.py bench --rounds 3 --steps 20 --trace-kernels 2 ${KV_KINDS:+--kinds $KV_KINDS} --out "$1" \
     > "$1/bench.log" 2>&1
   grep decode_summary "$1/bench.log"
 }
