@@ -225,7 +225,7 @@ def _summary(d, device, where):
     return "\n".join(out)
 
 
-class Allocator:
+class Allocator(_native.Handle):
     """A memlake allocator of its own (not the one PyTorch uses).
 
         a = memlake.Allocator(backend="host", granularity="64K")
@@ -329,15 +329,6 @@ class Allocator:
         if getattr(self, "_h", None):
             _lib.memlake_destroy(self._h)
             self._h = ctypes.c_void_p()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        self.close()
 
 
 def _address(obj, what):

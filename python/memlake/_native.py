@@ -143,3 +143,22 @@ OP_NAMES = [lib.memlake_prim_op_name(i).decode() for i in range(NUM_OPS)]
 
 def last_error():
     return lib.memlake_last_error().decode(errors="replace")
+
+
+class Handle:
+    """A native handle's Python owner: `close()` frees it; usable in `with`, closed when collected."""
+
+    def close(self):
+        raise NotImplementedError
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass

@@ -24,7 +24,7 @@ ZERO, SINK, PRIVATE, HOLE = 0, 1, 2, 3
 _BACKING = {"zero": ZERO, "sink": SINK, ZERO: ZERO, SINK: SINK}
 
 
-class VirtualTensor:
+class VirtualTensor(_native.Handle):
     """A virtual range of `nbytes` (rounded up to pages) on `device`.
 
     allocator: a memlake.Allocator (its backend: "cuda" or "host"); the
@@ -102,15 +102,3 @@ class VirtualTensor:
         if self._h:
             _lib.memlake_vt_destroy(self._h)
             self._h = ctypes.c_void_p()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
