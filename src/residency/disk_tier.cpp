@@ -39,8 +39,8 @@ std::uint32_t crc_table(std::size_t i) {
 
 #if defined(__x86_64__)
 // One crc32 instruction a cycle, three cycles of latency: three independent
-// streams (lanes of kLane bytes) keep it busy (one stream waits out the latency)
-// rate. The register after a||b is M(state after a) ^ crc(0, b), where M
+// streams (lanes of kLane bytes) keep it busy (one stream waits out the latency).
+// The register after a||b is M(state after a) ^ crc(0, b), where M
 // (linear) runs the register over kLane zero bytes; a 4 x 256 table applies M.
 constexpr std::size_t kLane = 8192;
 
