@@ -5,9 +5,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "prim/decorators.h"
 #include "residency/disk_tier.h"
@@ -34,14 +37,18 @@ struct Dir {
 
 // File operations that fail on command, write short, or flip a byte on disk.
 struct FaultyOps final : FileOps {
-  int fail_write = 0, fail_read = 0, fail_fallocate = 0;  // errno to fail with (0: pass)
-  bool short_write = false, corrupt = false, truncated = false;
+  // Atomic: the tier's I/O threads call these.
+  std::atomic<int> fail_write{0}, fail_read{0}, fail_fallocate{0};  // errno to fail with (0: pass)
+  std::atomic<bool> short_write{false}, corrupt{false}, truncated{false};
+  // By file offset (-1: never): requests from there on fail with EIO, a read
+  // there gets a flipped byte, a read there stops halfway and then finds the end.
+  std::atomic<long long> fail_write_from{-1}, fail_read_from{-1}, corrupt_at{-1}, short_read_at{-1};
   ssize_t pwrite(int fd, const void* buf, std::size_t n, off_t off) override {
     if (fail_write) return errno = fail_write, -1;
-    if (short_write && n > DiskTier::kBlock) {
+    if (fail_write_from >= 0 && off >= fail_write_from) return errno = EIO, -1;
+    if (n > DiskTier::kBlock && short_write.exchange(false)) {
       // A partial write, then the disk fills.
       const ssize_t r = FileOps::pwrite(fd, buf, DiskTier::kBlock, off);
-      short_write = false;
       fail_write = ENOSPC;
       return r;
     }
@@ -49,12 +56,15 @@ struct FaultyOps final : FileOps {
   }
   ssize_t pread(int fd, void* buf, std::size_t n, off_t off) override {
     if (fail_read) return errno = fail_read, -1;
+    if (fail_read_from >= 0 && off >= fail_read_from) return errno = EIO, -1;
     if (truncated) return 0;
+    if (short_read_at >= 0 && off > short_read_at) return 0;
+    if (off == short_read_at) n /= 2;
     const ssize_t r = FileOps::pread(fd, buf, n, off);
-    if (corrupt && r > 10) static_cast<unsigned char*>(buf)[10] ^= 0x40;
+    if ((corrupt || off == corrupt_at) && r > 10) static_cast<unsigned char*>(buf)[10] ^= 0x40;
     return r;
   }
-  int fallocate(int fd, off_t off, off_t len) override { return fail_fallocate ? fail_fallocate : FileOps::fallocate(fd, off, len); }
+  int fallocate(int fd, off_t off, off_t len) override { return fail_fallocate ? fail_fallocate.load() : FileOps::fallocate(fd, off, len); }
 };
 
 struct Aligned {
@@ -75,6 +85,24 @@ void pattern(unsigned char* p, std::size_t n, unsigned seed) {
 TEST(DiskTier, Crc32cMatchesTheStandardCheckValue) {
   EXPECT_EQ(residency::crc32c("123456789", 9), 0xE3069283u);  // RFC 3720's check value
   EXPECT_EQ(residency::crc32c("", 0), 0u);
+}
+
+// The three-lane form (past 24 KiB) against the bitwise definition, at lengths around its blocks.
+TEST(DiskTier, Crc32cOfLongBuffersMatchesTheBitwiseDefinition) {
+  auto bitwise = [](const unsigned char* p, std::size_t n, std::uint32_t c) {
+    c = ~c;
+    for (; n; ++p, --n) {
+      c ^= *p;
+      for (int k = 0; k < 8; ++k) c = c & 1 ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+    }
+    return ~c;
+  };
+  std::vector<unsigned char> b(200000);
+  pattern(b.data(), b.size(), 9);
+  for (std::size_t n : {24575, 24576, 24577, 49152 + 13, 200000}) {
+    EXPECT_EQ(residency::crc32c(b.data() + 3, n - 3), bitwise(b.data() + 3, n - 3, 0)) << n;
+    EXPECT_EQ(residency::crc32c(b.data(), n, 0x12345678u), bitwise(b.data(), n, 0x12345678u)) << n;
+  }
 }
 
 TEST(DiskTier, WritesReadsAndReusesExtents) {
@@ -103,8 +131,8 @@ TEST(DiskTier, WritesReadsAndReusesExtents) {
   EXPECT_EQ(error_of([&] { t.give(e3); }), Errc::internal) << "a double give is caught";
 }
 
-// Past 64 MiB the file I/O runs on a second thread beside the checksum.
-TEST(DiskTier, LargeExtentsOverlapTheChecksumWithTheIo) {
+// An extent of several parts moves on the I/O threads, each part with its checksum.
+TEST(DiskTier, LargeExtentsMoveInCheckedParts) {
   Dir d;
   FaultyOps ops;
   DiskTier t(d.path, 0, &ops);
@@ -112,7 +140,9 @@ TEST(DiskTier, LargeExtentsOverlapTheChecksumWithTheIo) {
   Aligned a(round_up(n)), b(round_up(n));
   pattern(a.b(), n, 5);
   auto e = t.write(a.p, n);
-  EXPECT_EQ(e.crc, residency::crc32c(a.p, n));
+  ASSERT_EQ(e.crc.size(), (n + DiskTier::kPart - 1) / DiskTier::kPart);
+  for (std::size_t i = 0; i < e.crc.size(); ++i)
+    EXPECT_EQ(e.crc[i], residency::crc32c(a.b() + i * DiskTier::kPart, std::min(DiskTier::kPart, n - i * DiskTier::kPart)));
   t.read(e, b.p);
   EXPECT_EQ(std::memcmp(a.p, b.p, n), 0);
   ops.corrupt = true;
@@ -128,6 +158,60 @@ TEST(DiskTier, LargeExtentsOverlapTheChecksumWithTheIo) {
   t.read(e, b.p);
   EXPECT_EQ(std::memcmp(a.p, b.p, n), 0);
   t.give(e);
+}
+
+// A failure in one part of an extent in flight: a clear error once the
+// other requests are over, parts after it never handed on, nothing changed.
+TEST(DiskTier, AFailedPartStopsThePipelineAndChangesNothing) {
+  Dir d;
+  FaultyOps ops;
+  DiskTier t(d.path, 0, &ops);
+  const std::size_t n = 5 * DiskTier::kPart + 777;
+  Aligned a(round_up(n)), b(round_up(n));
+  pattern(a.b(), n, 7);
+  auto e = t.write(a.p, n);
+  const long long at = static_cast<long long>(e.offset);
+  // A write error in the third part: the extent goes back, the next write reuses it.
+  ops.fail_write_from = at + 2 * static_cast<long long>(DiskTier::kPart);
+  std::string msg;
+  EXPECT_EQ(error_of([&] { t.write(a.p, n); }, &msg), Errc::driver);
+  EXPECT_NE(msg.find(std::strerror(EIO)), std::string::npos) << msg;
+  EXPECT_EQ(t.used(), e.bytes);
+  ops.fail_write_from = -1;
+  auto e2 = t.write(a.p, n);
+  t.give(e2);
+  std::vector<std::size_t> handed;
+  bool meanwhile = false;
+  auto read = [&] {
+    handed.clear();
+    meanwhile = false;
+    t.read(e, b.p, [&] { meanwhile = true; }, [&](std::size_t off, std::size_t len) {
+      EXPECT_EQ(off, handed.size() * DiskTier::kPart);
+      EXPECT_EQ(len, std::min(DiskTier::kPart, n - off));
+      handed.push_back(off);
+    });
+  };
+  // A flipped byte in the fourth part: the first three are handed on, in order, no more.
+  ops.corrupt_at = at + 3 * static_cast<long long>(DiskTier::kPart);
+  EXPECT_EQ(error_of(read, &msg), Errc::driver);
+  EXPECT_NE(msg.find("checksum mismatch"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(std::to_string(ops.corrupt_at.load())), std::string::npos) << "names the part's offset: " << msg;
+  EXPECT_TRUE(meanwhile);
+  EXPECT_LE(handed.size(), 3u);
+  ops.corrupt_at = -1;
+  // A short read in the second part, then the end of the file.
+  ops.short_read_at = at + static_cast<long long>(DiskTier::kPart);
+  EXPECT_EQ(error_of(read, &msg), Errc::driver);
+  EXPECT_NE(msg.find("truncated"), std::string::npos) << msg;
+  EXPECT_LE(handed.size(), 1u);
+  ops.short_read_at = -1;
+  // An error from the caller's own step stops the rest too.
+  EXPECT_THROW(t.read(e, b.p, [] { throw std::runtime_error("map failed"); }), std::runtime_error);
+  read();
+  EXPECT_EQ(handed.size(), 6u);
+  EXPECT_EQ(std::memcmp(a.p, b.p, n), 0) << "intact after the errors";
+  t.give(e);
+  EXPECT_EQ(t.used(), 0u);
 }
 
 TEST(DiskTier, TheFileIsUnnamedAndPrivate) {
@@ -209,15 +293,18 @@ TEST(DiskTier, AMissingDirectoryIsADriverErrorNamingIt) {
 
 struct Rig {
   prim::HostBackend* host;
+  prim::FaultyBackend* faulty;
   std::unique_ptr<core::DeviceAllocator> dev;
   Rig() {
     auto h = std::make_unique<prim::HostBackend>(0, kPage, 0);
     host = h.get();
+    auto f = std::make_unique<prim::FaultyBackend>(std::move(h));
+    faulty = f.get();
     Options o;
     o.backend = "host";
     o.small_max = kPage / 4;
     o.handle_size = 4 * kPage;
-    dev = std::make_unique<core::DeviceAllocator>(std::move(h), o);
+    dev = std::make_unique<core::DeviceAllocator>(std::move(f), o);
   }
   prim::Backend& be() { return dev->backend(); }
 };
@@ -340,6 +427,81 @@ TEST(DiskTierResidency, IoErrorsAndCorruptionLeaveTheAllocationEvictedAndRecover
   r.dev->check();
   r.dev->restore(a);
   EXPECT_TRUE(holds(r.be(), a, 7 * kPage + 5, 6));
+  r.dev->free(a);
+  r.dev->check();
+}
+
+// A restore from disk maps the pages while the first parts are read and
+// copies each part once it matched: a failed part unmaps them again, and the
+// allocation stays evicted on disk, recoverable.
+TEST(DiskTierResidency, AFailedPartOfARestoreUnmapsAndKeepsTheBytesOnDisk) {
+  Dir d;
+  Rig r;
+  FaultyOps ops;
+  r.dev->set_disk_tier(d.path, 0, &ops);
+  const std::size_t n = 3 * DiskTier::kPart + 5 * kPage + 3;
+  void* a = r.dev->alloc(n, nullptr);
+  fill(r.be(), a, n, 8);
+  r.dev->evict(a, Mode::offload);
+  // A write error in the second part: the bytes stay in the host tier.
+  ops.fail_write_from = static_cast<long long>(DiskTier::kPart);
+  EXPECT_EQ(error_of([&] { r.dev->demote(a); }), Errc::driver);
+  ops.fail_write_from = -1;
+  EXPECT_EQ(r.dev->residency_stats().disk_used, 0u);
+  r.dev->demote(a);
+  auto still_on_disk = [&] {
+    const auto st = r.dev->residency_stats();
+    EXPECT_EQ(st.evicted_now, 1u);
+    EXPECT_GT(st.disk_used, 0u);
+    EXPECT_FALSE(r.host->accessible(reinterpret_cast<std::uintptr_t>(a), kPage)) << "unmapped again";
+    r.dev->check();
+  };
+  for (int k : {0, 2, 3}) {  // the first part, one inside, the last
+    ops.corrupt_at = static_cast<long long>(k * DiskTier::kPart);
+    std::string msg;
+    EXPECT_EQ(error_of([&] { r.dev->restore(a); }, &msg), Errc::driver) << k;
+    EXPECT_NE(msg.find("checksum"), std::string::npos) << msg;
+    ops.corrupt_at = -1;
+    still_on_disk();
+  }
+  ops.short_read_at = static_cast<long long>(DiskTier::kPart);
+  EXPECT_EQ(error_of([&] { r.dev->restore(a); }), Errc::driver);
+  ops.short_read_at = -1;
+  still_on_disk();
+  ops.fail_read_from = static_cast<long long>(2 * DiskTier::kPart);
+  EXPECT_EQ(error_of([&] { r.dev->restore(a); }), Errc::driver);
+  ops.fail_read_from = -1;
+  still_on_disk();
+  r.dev->restore(a);
+  EXPECT_TRUE(holds(r.be(), a, n, 8));
+  EXPECT_EQ(r.dev->residency_stats().disk_used, 0u);
+  r.dev->free(a);
+  r.dev->check();
+}
+
+// A failed part, and then unmapping again fails too (a driver error): the
+// allocation stays mapped, resident with undefined contents, and says so.
+TEST(DiskTierResidency, AFailedPartThenAFailedUnmapLeavesItResidentAndSaysSo) {
+  Dir d;
+  Rig r;
+  FaultyOps ops;
+  r.dev->set_disk_tier(d.path, 0, &ops);
+  const std::size_t n = 3 * DiskTier::kPart;
+  void* a = r.dev->alloc(n, nullptr);
+  fill(r.be(), a, n, 9);
+  r.dev->evict(a, Mode::offload);
+  r.dev->demote(a);
+  ops.corrupt_at = static_cast<long long>(DiskTier::kPart);
+  r.faulty->fail_nth(prim::FaultSite::unmap, 1);
+  std::string msg;
+  EXPECT_NE(error_of([&] { r.dev->restore(a); }, &msg), Errc::ok);
+  EXPECT_NE(msg.find("checksum"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("undefined contents"), std::string::npos) << msg;
+  const auto st = r.dev->residency_stats();
+  EXPECT_EQ(st.evicted_now, 0u);
+  EXPECT_EQ(st.disk_used, 0u);
+  EXPECT_TRUE(r.host->accessible(reinterpret_cast<std::uintptr_t>(a), kPage));
+  r.dev->check();
   r.dev->free(a);
   r.dev->check();
 }

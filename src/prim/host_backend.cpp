@@ -25,6 +25,12 @@ namespace {
   throw_error(Errc::invalid_argument, "host backend: " + what);
 }
 
+#ifdef MADV_POPULATE_WRITE
+constexpr int kPopulateWrite = MADV_POPULATE_WRITE;
+#else
+constexpr int kPopulateWrite = 23;  // Linux 5.14
+#endif
+
 int access_prot(Access a) {
   switch (a) {
     case Access::none: return PROT_NONE;
@@ -410,6 +416,13 @@ void HostBackend::write(std::uintptr_t dst, const void* src, std::size_t n) {
   {
     std::lock_guard<std::mutex> g(mu_);
     if (!covered(dst, n, Access::read_write)) misuse("write(" + hex_ptr(dst) + ", " + std::to_string(n) + "): not mapped read-write");
+  }
+  if (n >= (std::size_t{1} << 20)) {
+    // Device memory takes a copy at once; here the first write of freshly mapped pages faulted
+    // once a 4 KiB page (most of a restore's copy time). The page tables are filled in one call
+    // first: best effort (before Linux 5.14 the faults stay).
+    const std::uintptr_t a = dst & ~std::uintptr_t{4095}, b = (dst + n + 4095) & ~std::uintptr_t{4095};
+    ::madvise(reinterpret_cast<void*>(a), b - a, kPopulateWrite);
   }
   if (n) std::memcpy(reinterpret_cast<void*>(dst), src, n);  // an empty buffer's data() may be null
 }

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <exception>
+#include <mutex>
 #include <thread>
 
 #include "core/error.h"
@@ -36,6 +38,12 @@ std::uint32_t crc_table(std::size_t i) {
 }
 
 #if defined(__x86_64__)
+// One crc32 instruction a cycle, three cycles of latency: three independent
+// streams (lanes of kLane bytes) keep it busy (one stream waits out the latency).
+// The register after a||b is M(state after a) ^ crc(0, b), where M
+// (linear) runs the register over kLane zero bytes; a 4 x 256 table applies M.
+constexpr std::size_t kLane = 8192;
+
 __attribute__((target("sse4.2"))) std::uint32_t crc32c_hw(const unsigned char* p, std::size_t n, std::uint32_t c) {
   std::uint64_t c64 = c;
   for (; n >= 8; p += 8, n -= 8) {
@@ -46,6 +54,46 @@ __attribute__((target("sse4.2"))) std::uint32_t crc32c_hw(const unsigned char* p
   c = static_cast<std::uint32_t>(c64);
   for (; n; ++p, --n) c = __builtin_ia32_crc32qi(c, *p);
   return c;
+}
+
+struct LaneShift {
+  std::uint32_t t[4][256];
+  std::uint32_t operator()(std::uint32_t x) const {
+    return t[0][x & 0xFF] ^ t[1][(x >> 8) & 0xFF] ^ t[2][(x >> 16) & 0xFF] ^ t[3][x >> 24];
+  }
+};
+
+const LaneShift& lane_shift() {
+  static const LaneShift s = [] {
+    static const unsigned char zeros[kLane] = {};
+    std::uint32_t col[32];  // M of each bit
+    for (int i = 0; i < 32; ++i) col[i] = crc32c_hw(zeros, kLane, std::uint32_t{1} << i);
+    LaneShift m{};
+    for (int k = 0; k < 4; ++k)
+      for (std::uint32_t b = 0; b < 256; ++b)
+        for (int j = 0; j < 8; ++j)
+          if (b >> j & 1) m.t[k][b] ^= col[8 * k + j];
+    return m;
+  }();
+  return s;
+}
+
+__attribute__((target("sse4.2"))) std::uint32_t crc32c_hw3(const unsigned char* p, std::size_t n, std::uint32_t c) {
+  const LaneShift& shift = lane_shift();
+  for (; n >= 3 * kLane; p += 3 * kLane, n -= 3 * kLane) {
+    std::uint64_t a = c, b = 0, d = 0;
+    for (std::size_t i = 0; i < kLane; i += 8) {
+      std::uint64_t va, vb, vd;
+      std::memcpy(&va, p + i, 8);
+      std::memcpy(&vb, p + kLane + i, 8);
+      std::memcpy(&vd, p + 2 * kLane + i, 8);
+      a = __builtin_ia32_crc32di(a, va);
+      b = __builtin_ia32_crc32di(b, vb);
+      d = __builtin_ia32_crc32di(d, vd);
+    }
+    c = shift(shift(static_cast<std::uint32_t>(a)) ^ static_cast<std::uint32_t>(b)) ^ static_cast<std::uint32_t>(d);
+  }
+  return crc32c_hw(p, n, c);
 }
 #endif
 
@@ -60,7 +108,7 @@ std::uint32_t crc32c(const void* data, std::size_t n, std::uint32_t crc) {
   std::uint32_t c = ~crc;
 #if defined(__x86_64__)
   static const bool hw = __builtin_cpu_supports("sse4.2");
-  if (hw) return ~crc32c_hw(p, n, c);
+  if (hw) return ~crc32c_hw3(p, n, c);
 #endif
   for (; n; ++p, --n) c = crc_table((c ^ *p) & 0xFF) ^ (c >> 8);
   return ~c;
@@ -70,6 +118,7 @@ DiskTier::DiskTier(std::string dir, std::size_t limit, FileOps* ops)
     : dir_(std::move(dir)), limit_(limit), ops_(ops ? ops : &default_ops()) {}
 
 DiskTier::~DiskTier() {
+  pool_.reset();  // the I/O threads end (idle: no call is in flight)
   if (fd_ >= 0) ::close(fd_);
 }
 
@@ -108,66 +157,129 @@ void DiskTier::grow(std::size_t at_least) {
   size_ += want;
 }
 
-void DiskTier::io(bool write, void* buf, std::size_t n, std::size_t off, std::atomic<std::size_t>* progress) {
-  std::size_t done = 0;
-  while (done < n) {
-    const std::size_t len = std::min<std::size_t>(n - done, kChunk);
+// One extent's parts in flight on the pool. The fields below `parts` are
+// guarded by the pool's mutex; a worker moves a part it claimed unlocked.
+struct DiskTier::Job {
+  Job(bool w, void* b, std::size_t o, std::size_t n_, std::size_t bytes_)
+      : write(w), buf(static_cast<char*>(b)), off(o), n(n_), bytes(bytes_), parts((bytes_ + kPart - 1) / kPart),
+        crc(parts), done(parts) {}
+  std::size_t part_bytes(std::size_t i) const { return std::min(kPart, bytes - i * kPart); }
+  std::size_t part_n(std::size_t i) const { return std::min(kPart, n - i * kPart); }  // > 0: bytes rounds n up to kBlock
+  const bool write;
+  char* const buf;
+  const std::size_t off, n, bytes, parts;
+  std::size_t next = 0, finished = 0;  // parts claimed, parts over (moved or failed)
+  bool stop = false;                   // claim nothing more
+  std::vector<std::uint32_t> crc;
+  std::vector<char> done;
+  std::exception_ptr err;  // the failure of the lowest part that failed
+  std::size_t err_part = SIZE_MAX;
+};
+
+struct DiskTier::Pool {
+  std::mutex mu;
+  std::condition_variable work, progress;
+  Job* job = nullptr;
+  bool quit = false;
+  std::vector<std::thread> threads;
+
+  explicit Pool(DiskTier& t) {
+    try {
+      for (unsigned i = 0; i < kDepth; ++i) threads.emplace_back([this, &t] { loop(t); });
+    } catch (...) {
+      stop_all();
+      throw;
+    }
+  }
+  ~Pool() { stop_all(); }
+  void stop_all() {
+    {
+      std::lock_guard<std::mutex> g(mu);
+      quit = true;
+    }
+    work.notify_all();
+    for (auto& th : threads) th.join();
+  }
+  void loop(DiskTier& t) {
+    std::unique_lock<std::mutex> l(mu);
+    for (;;) {
+      work.wait(l, [&] { return quit || (job && !job->stop && job->next < job->parts); });
+      if (quit) return;
+      Job& j = *job;
+      const std::size_t i = j.next++;
+      l.unlock();
+      std::uint32_t c = 0;
+      std::exception_ptr e;
+      try {
+        c = t.move(j.write, j.buf + i * kPart, j.part_bytes(i), j.part_n(i), j.off + i * kPart);
+      } catch (...) {
+        e = std::current_exception();
+      }
+      l.lock();
+      if (e) {
+        if (i < j.err_part) j.err = e, j.err_part = i;
+        j.stop = true;
+      } else {
+        j.crc[i] = c;
+        j.done[i] = 1;
+      }
+      ++j.finished;
+      progress.notify_all();
+    }
+  }
+};
+
+std::uint32_t DiskTier::move(bool write, void* buf, std::size_t bytes, std::size_t n, std::size_t off) {
+  for (std::size_t done = 0; done < bytes;) {
+    const std::size_t len = bytes - done;
     const ssize_t r = write ? ops_->pwrite(fd_, static_cast<char*>(buf) + done, len, static_cast<off_t>(off + done))
                             : ops_->pread(fd_, static_cast<char*>(buf) + done, len, static_cast<off_t>(off + done));
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) {
       const int e = r < 0 ? errno : 0;
       throw_error(e == ENOSPC ? Errc::out_of_memory : Errc::driver,
-                  std::string("disk tier: ") + (write ? "write" : "read") + " of " + format_bytes(n) + " at offset " +
+                  std::string("disk tier: ") + (write ? "write" : "read") + " of " + format_bytes(bytes) + " at offset " +
                       std::to_string(off) + " in " + dir_ + " failed after " + std::to_string(done) + " bytes: " +
                       (r < 0 ? std::strerror(e) : "end of file (the file was truncated)"));
     }
     done += static_cast<std::size_t>(r);
-    if (progress) progress->store(done, std::memory_order_release);
   }
+  // A write's source is stable: its checksum follows the request here, beside the other parts' I/O.
+  return crc32c(buf, n);
 }
 
-std::uint32_t DiskTier::io_with_crc(bool write, void* buf, std::size_t bytes, std::size_t n, std::size_t off) {
-  // Small, or a read of one request (its checksum can only follow it): no second thread.
-  if (bytes <= kOverlapMin || (!write && bytes <= kChunk)) {
-    if (write) {
-      const std::uint32_t c = crc32c(buf, n);
-      io(true, buf, bytes, off);
-      return c;
-    }
-    io(false, buf, bytes, off);
-    return crc32c(buf, n);
-  }
-  std::atomic<std::size_t> done{0};
+void DiskTier::run(Job& j, const std::function<void()>& meanwhile, const std::function<void(std::size_t)>& part) {
+  if (!pool_) pool_ = std::make_unique<Pool>(*this);
+  Pool& p = *pool_;
+  std::unique_lock<std::mutex> l(p.mu);
+  p.job = &j;
+  p.work.notify_all();
   std::exception_ptr err;
-  std::thread t([&] {
-    try {
-      io(write, buf, bytes, off, &done);
-    } catch (...) {
-      err = std::current_exception();
+  try {
+    if (meanwhile) {
+      l.unlock();
+      meanwhile();
+      l.lock();
     }
-    done.store(SIZE_MAX, std::memory_order_release);  // finished (or failed)
-  });
-  std::uint32_t c = 0;
-  const auto* p = static_cast<const unsigned char*>(buf);
-  for (std::size_t at = 0; at < n;) {
-    std::size_t upto = n;
-    if (!write) {  // only what has arrived
-      const std::size_t d = done.load(std::memory_order_acquire);
-      if (d == SIZE_MAX && err) break;
-      upto = std::min(n, d);
-      if (upto <= at) {
-        std::this_thread::yield();
-        continue;
+    for (std::size_t i = 0; i < j.parts; ++i) {
+      p.progress.wait(l, [&] { return j.done[i] || j.stop; });
+      if (j.stop) break;
+      if (part) {
+        l.unlock();
+        part(i);
+        l.lock();
       }
     }
-    const std::size_t len = std::min(upto - at, kChunk);
-    c = crc32c(p + at, len, c);
-    at += len;
+  } catch (...) {
+    err = std::current_exception();
   }
-  t.join();
+  if (!l.owns_lock()) l.lock();
+  // Nothing new starts; the requests in flight finish before the buffer goes back to the caller.
+  j.stop = true;
+  p.progress.wait(l, [&] { return j.finished == j.next; });
+  p.job = nullptr;
+  if (!err) err = j.err;
   if (err) std::rethrow_exception(err);
-  return c;
 }
 
 DiskTier::Extent DiskTier::write(const void* buf, std::size_t n) {
@@ -178,10 +290,15 @@ DiskTier::Extent DiskTier::write(const void* buf, std::size_t n) {
     grow(bytes);
     off = free_.take(bytes);
   }
-  Extent e{*off, bytes, n, 0};
+  Extent e{*off, bytes, n, {}};
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    e.crc = io_with_crc(true, const_cast<void*>(buf), bytes, n, e.offset);
+    Job j(true, const_cast<void*>(buf), e.offset, n, bytes);
+    if (j.parts == 1)
+      j.crc[0] = move(true, j.buf, bytes, n, e.offset);
+    else
+      run(j, {}, {});
+    e.crc = std::move(j.crc);
   } catch (...) {
     free_.give(e.offset, e.bytes);
     throw;
@@ -192,16 +309,29 @@ DiskTier::Extent DiskTier::write(const void* buf, std::size_t n) {
   return e;
 }
 
-void DiskTier::read(const Extent& e, void* buf) {
-  if (fd_ < 0 || e.offset + e.bytes > size_ || e.n > e.bytes)
+void DiskTier::read(const Extent& e, void* buf, const std::function<void()>& meanwhile,
+                    const std::function<void(std::size_t, std::size_t)>& part) {
+  Job j(false, buf, e.offset, e.n, e.bytes);
+  if (fd_ < 0 || e.offset + e.bytes > size_ || e.n > e.bytes || e.crc.size() != j.parts)
     throw_error(Errc::internal, "disk tier: read of an extent it never wrote");
   const auto t0 = std::chrono::steady_clock::now();
-  const std::uint32_t got = io_with_crc(false, buf, e.bytes, e.n, e.offset);
+  // A part is handed on only once its bytes match the checksum written with them.
+  auto check = [&](std::size_t i, std::uint32_t got) {
+    if (got != e.crc[i])
+      throw_error(Errc::driver, "disk tier: checksum mismatch in " + format_bytes(j.part_n(i)) + " at offset " +
+                                    std::to_string(e.offset + i * kPart) + " in " + dir_ +
+                                    " (the file was corrupted): not restored");
+    if (part) part(i * kPart, j.part_n(i));
+  };
+  if (j.parts == 1) {
+    const std::uint32_t got = move(false, buf, e.bytes, e.n, e.offset);
+    if (got == e.crc[0] && meanwhile) meanwhile();
+    check(0, got);
+  } else {
+    run(j, meanwhile, [&](std::size_t i) { check(i, j.crc[i]); });
+  }
   read_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   read_ += e.bytes;
-  if (got != e.crc)
-    throw_error(Errc::driver, "disk tier: checksum mismatch in " + format_bytes(e.n) + " at offset " +
-                                  std::to_string(e.offset) + " in " + dir_ + " (the file was corrupted): not restored");
 }
 
 void DiskTier::give(const Extent& e) {

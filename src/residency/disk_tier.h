@@ -5,20 +5,26 @@
 // read with O_DIRECT where the file system allows it (tmpfs does not: then
 // buffered I/O, and direct() says so). Bytes pass through pinned host
 // extents (64 KiB-aligned, whole multiples of 4 KiB: what O_DIRECT needs).
-// Every extent carries a CRC-32C of its bytes, checked on every read: a
-// corrupted or truncated file is a clear error, never wrong bytes.
+//
+// An extent moves in parts of kPart bytes, up to kDepth of them in flight at
+// once on the tier's I/O threads; each part carries a CRC-32C of its bytes,
+// computed by the thread that moved it and checked on every read before the
+// part is handed on: a corrupted or truncated file is a clear error, never
+// wrong bytes. An extent of one part moves on the caller's thread.
 //
 // Errors: a full disk or the tier's limit -> Errc::out_of_memory (the tier
 // is full; the bytes stay where they were); an I/O error or a checksum
 // mismatch -> Errc::driver with the file offset, the size and strerror.
-// Nothing is changed by a failed call. Not thread-safe: the residency
-// engine's caller serialises.
+// A failed call returns only once no request it made is still in flight, and
+// changes nothing. Not thread-safe: the residency engine's caller serialises.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
+#include <vector>
 #include <sys/types.h>
 
 #include "residency/free_ranges.h"
@@ -39,6 +45,8 @@ class DiskTier {
  public:
   static constexpr std::size_t kBlock = 4096;  // O_DIRECT's unit
   static constexpr std::size_t kGrow = std::size_t{1} << 30;  // the file grows (fallocate) by this much at least
+  static constexpr std::size_t kPart = std::size_t{2} << 20;  // one request, one checksum
+  static constexpr unsigned kDepth = 4;                        // requests in flight (I/O threads)
 
   // dir: where the file lives (must exist); limit: bytes, 0 = what the disk holds.
   DiskTier(std::string dir, std::size_t limit, FileOps* ops = nullptr);
@@ -50,14 +58,20 @@ class DiskTier {
     std::size_t offset = 0;
     std::size_t bytes = 0;  // on disk: n rounded up to kBlock
     std::size_t n = 0;      // meaningful bytes
-    std::uint32_t crc = 0;
+    std::vector<std::uint32_t> crc;  // CRC-32C of each kPart of the n bytes (the last: what is left)
   };
   // Writes n bytes from `buf` (kBlock-aligned, readable up to n rounded to
   // kBlock) into a new extent.
   Extent write(const void* buf, std::size_t n);
-  // Reads an extent into `buf` (kBlock-aligned, room for e.bytes) and
-  // checks its checksum.
-  void read(const Extent& e, void* buf);
+  // Reads an extent into `buf` (kBlock-aligned, room for e.bytes), checking
+  // each part. `meanwhile` (when set) runs on this thread while the first
+  // requests are in flight (an extent of one part: once it has arrived and
+  // matched); `part(offset, length)` (when set) runs on this thread for each
+  // part in order once it has arrived and matched (lengths add up to e.n).
+  // An exception from either, like a failed part, stops the requests not yet
+  // issued and propagates once those in flight have finished.
+  void read(const Extent& e, void* buf, const std::function<void()>& meanwhile = {},
+            const std::function<void(std::size_t, std::size_t)>& part = {});
   void give(const Extent& e);
 
   const std::string& dir() const { return dir_; }
@@ -69,21 +83,18 @@ class DiskTier {
   double write_seconds() const { return write_s_; }  // in write()'s and read()'s file I/O, in all
   double read_seconds() const { return read_s_; }
 
+  struct Job;   // one extent's parts (disk_tier.cpp)
+  struct Pool;  // the I/O threads, started at the first extent of several parts
+
  private:
   void open_file();
   void grow(std::size_t at_least);
-  // Moves n bytes in requests of kChunk; `progress` (when set) gets the
-  // bytes done so far after each request.
-  void io(bool write, void* buf, std::size_t n, std::size_t off, std::atomic<std::size_t>* progress = nullptr);
-  // Runs the file I/O on a second thread while this one computes the
-  // checksum of the bytes (written: all of them at once; read: as far as
-  // they have arrived), so the checksum costs no time beside the disk.
-  std::uint32_t io_with_crc(bool write, void* buf, std::size_t bytes, std::size_t n, std::size_t off);
-  static constexpr std::size_t kChunk = std::size_t{64} << 20;
-  // Below this a write's checksum runs before it on this thread (a thread costs more than the
-  // overlap saves); above it, beside the write, whatever its size (a 32 MiB piece, one request,
-  // spent about a fifth of its demote time on the checksum when it ran first).
-  static constexpr std::size_t kOverlapMin = std::size_t{1} << 20;
+  // Moves one part: its request (continued after a partial transfer) and its
+  // checksum (of the n meaningful bytes of the `bytes` moved).
+  std::uint32_t move(bool write, void* buf, std::size_t bytes, std::size_t n, std::size_t off);
+  // Every part of an extent, on the I/O threads; `part(i)` runs on this
+  // thread for each part in order once it is done.
+  void run(Job& job, const std::function<void()>& meanwhile, const std::function<void(std::size_t)>& part);
 
   std::string dir_;
   std::size_t limit_;
@@ -94,6 +105,7 @@ class DiskTier {
   std::uint64_t written_ = 0, read_ = 0;
   double write_s_ = 0, read_s_ = 0;
   FreeRanges free_;
+  std::unique_ptr<Pool> pool_;
 };
 
 inline std::size_t round_block(std::size_t n) { return (n + DiskTier::kBlock - 1) / DiskTier::kBlock * DiskTier::kBlock; }

@@ -528,30 +528,47 @@ void Residency::restore(void* ptr, bool wait) {
   if (!r.evicted || it == entries_.end()) throw_error(Errc::invalid_argument, "restore(" + hex_ptr(r.ptr) + "): not evicted");
   if (it->second.by_sleep) throw_error(Errc::invalid_argument, "restore(" + hex_ptr(r.ptr) + "): asleep: wake() restores it");
   Entry& e = it->second;
+  auto map = [&] {
+    try {
+      alloc_.restore(ptr);
+    } catch (const Error& err) {
+      // Pages of evictions still copying out come back once their copies complete.
+      if (err.code() != Errc::out_of_memory || !leaving_ || settle(true) == 0) throw;
+      alloc_.restore(ptr);
+    }
+  };
+  bool copied = false;
   if (e.disk) {
-    // Through a pinned extent, checked before anything is mapped: a read
-    // error or a checksum mismatch leaves the allocation evicted, on disk.
+    // Through a pinned extent, part by part (docs/design/residency.md): the
+    // pages are mapped while the first parts are read, and each part is copied
+    // to them once it has arrived and matched its checksum. A failure leaves
+    // the allocation evicted, on disk (unmapped again if it was mapped).
     std::optional<HostTier::Extent> ext = host_.take(e.disk->bytes);
     if (!ext) {
       host_.grow(e.disk->bytes);
       ext = host_.take(e.disk->bytes);
     }
+    auto* staging = static_cast<char*>(host_.addr(*ext));
+    bool mapped = false;
     try {
-      disk_->read(*e.disk, host_.addr(*ext));
+      disk_->read(
+          *e.disk, staging,
+          [&] {
+            map();
+            mapped = true;
+          },
+          [&](std::size_t off, std::size_t len) { be_.copy_to_device_async(r.ptr + off, staging + off, len, h2d_); });
     } catch (...) {
+      if (mapped) unmap_failed_restore(r.ptr, *ext, std::current_exception());  // throws its own error if that fails too
       host_.give(*ext);
       throw;
     }
     disk_->give(*e.disk);
     e.disk.reset();
     e.ext = ext;
-  }
-  try {
-    alloc_.restore(ptr);
-  } catch (const Error& err) {
-    // Pages of evictions still copying out come back once their copies complete.
-    if (err.code() != Errc::out_of_memory || !leaving_ || settle(true) == 0) throw;
-    alloc_.restore(ptr);
+    copied = true;
+  } else {
+    map();
   }
   e.evicted = false;
   --st_.evicted_now;
@@ -560,7 +577,7 @@ void Residency::restore(void* ptr, bool wait) {
   if (e.ext) {
     // The allocation's stream waits for the copy; the extent is reclaimed
     // once the copy is complete.
-    be_.copy_to_device_async(r.ptr, host_.addr(*e.ext), e.bytes, h2d_);
+    if (!copied) be_.copy_to_device_async(r.ptr, host_.addr(*e.ext), e.bytes, h2d_);
     const prim::Event done = be_.record_event(h2d_);
     if (wait)
       be_.stream_wait(r.stream, done);
@@ -571,6 +588,36 @@ void Residency::restore(void* ptr, bool wait) {
     e.ext.reset();
   }
   entries_.erase(it);
+}
+
+void Residency::unmap_failed_restore(std::uintptr_t ptr, const HostTier::Extent& staging, std::exception_ptr why) {
+  bool drained = false;
+  try {
+    be_.synchronize_stream(h2d_);  // the parts' copies read the staging extent and write the pages
+    drained = true;
+    alloc_.evict(reinterpret_cast<void*>(ptr), /*release=*/false);
+    return;
+  } catch (const Error& again) {
+    // Mapped, and it cannot leave: resident, its contents undefined (only
+    // parts that matched were copied), as a discarded allocation comes back.
+    // Its entry goes with its disk extent; the staging extent too unless a
+    // copy may still read it.
+    std::string first = "the read from disk failed";
+    try {
+      std::rethrow_exception(why);
+    } catch (const std::exception& x) {
+      first = x.what();
+    } catch (...) {
+    }
+    auto it = entries_.find(ptr);
+    --st_.evicted_now;
+    st_.evicted_bytes_now -= it->second.bytes;
+    give(it->second);
+    entries_.erase(it);
+    if (drained) host_.give(staging);
+    throw_error(again.code(), "restore(" + hex_ptr(ptr) + "): " + first + "; unmapping it again failed too (" +
+                                  again.what() + "): it stays mapped with undefined contents, its bytes are lost");
+  }
 }
 
 ResidencyStats Residency::stats() const {

@@ -26,6 +26,7 @@
 #include <optional>
 #include <unordered_map>
 #include <deque>
+#include <exception>
 #include <vector>
 
 #include "core/allocator.h"
@@ -165,6 +166,9 @@ class Residency {
   void reclaim(bool wait);  // extents of restores whose copies completed
   void give(Entry& e);
   void arrive(std::uintptr_t ptr);  // its stream waits for a pending restore's copy
+  // A restore from disk failed after mapping: waits for the parts' copies and
+  // unmaps again (evicted, on disk). If that fails too, throws its own error.
+  void unmap_failed_restore(std::uintptr_t ptr, const HostTier::Extent& staging, std::exception_ptr why);
 
   prim::Backend& be_;
   core::Allocator& alloc_;
