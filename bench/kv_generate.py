@@ -311,10 +311,13 @@ def errors_check(model, name):
             res[what] = str(e)
     cache.close()
     # Out of memory while rows grow: torch.OutOfMemoryError, the other rows intact.
+    # The limit: what rows 0 and 1 hold at 8 positions (the layout decides how many pages that is)
+    # plus two pages, so that growing them to 8000 positions runs out on the way.
     page = 2 << 20
-    cache = kv_cache(model, 3, 8192, rows=[0, 1], memory_limit=8 * page)
+    cache = kv_cache(model, 3, 8192, rows=[0, 1])
     k0 = cache.layers[0].keys
     cache.prepare(0, 8)
+    cache.virtual_tensor.set_memory_limit(cache.virtual_tensor.stats()["physical_bytes"] + 2 * page)
     k0[0, :, :8].fill_(1.5)
     k0[1, :, :8].fill_(2.5)
     try:
