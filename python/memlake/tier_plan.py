@@ -81,7 +81,8 @@ def timeline_profile_text(t, name="tier", machine=()):
       positions  [{"name", "t_ms", "bytes"}]  optimizer steps in backward, in order
       unpacks    [(group, t)]     each saved storage's first read in backward
       groups     [{"nbytes", "first_pack", "last_use"}]  saved storages, index = group
-      states_plan {"tiered": [position], "issue": {position: issue position (-1: before the forward)}}
+      states_plan {"tiered": [position], "issue": {position: issue position (-1: before the forward)},
+                   "disk": [position]: those read back from the disk tier (optional)}
       act_plan   {"evict_at": {counter: [group]}, "restore_order": [group], "window": bytes}
 
     Kernels are the intervals between consecutive events: one per forward boundary, the loss
@@ -89,7 +90,8 @@ def timeline_profile_text(t, name="tier", machine=()):
     are a persistent tensor used by its step's kernel; a saved storage is a transient tensor
     used where it is first saved, last used in the forward, and first read in backward. Moves
     replay what tier() does: a tiered state leaves before the kernel after its step and comes
-    back where its restore was issued; a saved storage leaves before the kernel of its boundary
+    back where its restore was issued (a state the run read back from the disk tier leaves to
+"ssd"); a saved storage leaves before the kernel of its boundary
     and comes back, within the window, after the backward read that issued it."""
     bounds = sorted(t["boundaries"])
     ev = [("f", c, float(x)) for c, x in bounds] + [("end", 0, float(t["fwd_end"]))]
@@ -124,10 +126,11 @@ def timeline_profile_text(t, name="tier", machine=()):
         out.append(f"kernel {nm} {dt / 1e3:.9g}" + "".join(f" {u}" for u in sorted(set(uses[k]))))
     moves = []
     sp = t.get("states_plan") or {}
+    disk = set(sp.get("disk", ()))
     for k in sp.get("tiered", ()):
         after = idx[("p", k)] + 1
         if after < K:
-            moves.append(f"move evict {k} {after} host")
+            moves.append(f"move evict {k} {after} {'ssd' if k in disk else 'host'}")
         at = sp.get("issue", {}).get(k, k)
         if at != k:
             moves.append(f"move prefetch {k} {0 if at < 0 else min(idx[('p', at)] + 1, K - 1)}")

@@ -139,6 +139,7 @@ class Tiering:
         n = len(self._params)
         self._where = ["gpu"] * n     # gpu | host | coming: where each parameter's tiered states are
         self._on_disk = [False] * n   # its evicted states were demoted to the disk tier
+        self._read_from_disk = set()  # parameters whose states this iteration read back from disk
         self._out = [[] for _ in range(n)]  # the state tensors evicted (and not yet restored) of each
         self._arriving = [[] for _ in range(n)]  # restored ahead: their stream waits at the step
         self._tiered = [True] * n     # the profile iteration tiers everything it can
@@ -213,6 +214,7 @@ class Tiering:
         if t0 is not None:  # the read from disk is synchronous (into the pinned tier, then the copy is queued)
             self._st["disk_read_s"] += _time.perf_counter() - t0
             self._on_disk[i] = False
+            self._read_from_disk.add(i)
         self._where[i] = "coming"
         self._st["restores_planned" if planned else "restores_on_demand"] += 1
 
@@ -259,9 +261,17 @@ class Tiering:
                  positions=[dict(name=q["name"], bytes=q["bytes"], t_ms=at(self._events[k]))
                             for k, q in enumerate(positions)],
                  groups=ap.get("profile_groups") or self._act.profile_groups(),
-                 states_plan=dict(tiered=list(p["tiered"]), issue={k: p["issue"][k] for k in p["tiered"]}),
+                 states_plan=dict(tiered=list(p["tiered"]), issue={k: p["issue"][k] for k in p["tiered"]},
+                                  disk=[k for k in p["tiered"] if positions[k].get("param") in self._read_from_disk]),
                  act_plan=dict(evict_at=ap["evict_at"], restore_order=ap["restore_order"], window=self._act_window))
         machine = _machine_lines(max(0, self.budget - self.margin - nonact), h2d, d2h)
+        st, gib = self._st, float(1 << 30)
+        if self.host_limit is not None:  # the disk run: the host tier's limit and the disk's measured rates
+            machine.append(f"host_bytes={int(self.host_limit)}")
+            if st["disk_restored_bytes"] and st["disk_read_s"] > 0:
+                machine.append(f"ssd_read={st['disk_restored_bytes'] / st['disk_read_s'] / gib:.9g}")
+            if st["demoted_bytes"] and st["disk_write_s"] > 0:
+                machine.append(f"ssd_write={st['demoted_bytes'] / st['disk_write_s'] / gib:.9g}")
         return _timeline_profile_text(t, name="tier", machine=machine)
 
     def _act_budget(self, nonact, must_keep, candidates):
@@ -371,6 +381,7 @@ class Tiering:
             self._fwd_event = None
             self._stepped = [False] * len(self._params)
             self._stalls.clear()
+            self._read_from_disk.clear()
         if self.host_limit is not None:
             self._demote_past_limit()
         self._iteration += 1

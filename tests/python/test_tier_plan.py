@@ -115,3 +115,23 @@ def test_the_timeline_profile_reads_and_replays_the_runs_moves(tmp_path):
         r = json.loads(out)["results"][0]
         assert r["policy"] == "recorded" and r["moves"] == len(moves)
         assert r["bytes"]["to_host"] == 2 * (128 << 20) + 2 * (256 << 20)  # what the moves send out, once each
+
+
+def test_states_read_back_from_disk_leave_to_ssd_in_the_timeline(tmp_path):
+    """A run with a host limit: the states it read back from the disk tier are evicted to "ssd" in
+    the profile's moves, so the simulator's replay sends them through the disk's rates."""
+    from memlake.tier_plan import timeline_profile_text
+    t = _timeline()
+    t["states_plan"]["disk"] = [2]
+    text = timeline_profile_text(t, machine=["gpu_bytes=4294967296", "pcie=46.5", "host_bytes=1073741824",
+                                             "ssd_read=1.5", "ssd_write=2.5"])
+    moves = [x.split() for x in text.splitlines() if x.startswith("move evict ")]
+    assert [m[4] for m in moves if m[2] == "2"] == ["ssd"] and [m[4] for m in moves if m[2] == "1"] == ["host"]
+    cli = os.path.join(os.path.dirname(os.environ.get("MEMLAKE_LIBRARY", "")), "memlake")
+    if os.path.exists(cli):
+        f = tmp_path / "p.txt"
+        f.write_text(text)
+        out = subprocess.run([cli, "sim", "--profile", str(f), "--policy", "recorded", "--json"], capture_output=True,
+                             text=True, check=True).stdout
+        r = json.loads(out)["results"][0]
+        assert r["bytes"]["to_ssd"] == 128 << 20 and r["bytes"]["from_ssd"] == 128 << 20
