@@ -90,6 +90,19 @@ def _timeline(n_blocks=6, act_bytes=256 << 20, state_bytes=128 << 20):
                 act_plan={"evict_at": {3: [0], 4: [1]}, "restore_order": [1, 0], "window": 512 << 20})
 
 
+def _replay(text, tmp_path):
+    """`memlake sim --profile FILE --policy recorded --json` on the text: its result, or None
+    where the command was not built beside the library."""
+    cli = os.path.join(os.path.dirname(os.environ.get("MEMLAKE_LIBRARY", "")), "memlake")
+    if not os.path.exists(cli):
+        return None
+    f = tmp_path / "p.txt"
+    f.write_text(text)
+    out = subprocess.run([cli, "sim", "--profile", str(f), "--policy", "recorded", "--json"], capture_output=True,
+                         text=True, check=True).stdout
+    return json.loads(out)["results"][0]
+
+
 def test_the_timeline_profile_reads_and_replays_the_runs_moves(tmp_path):
     from memlake.tier_plan import run_planner, timeline_profile_text
     text = timeline_profile_text(_timeline(), machine=["gpu_bytes=4294967296", "pcie=46.5"])
@@ -106,13 +119,8 @@ def test_the_timeline_profile_reads_and_replays_the_runs_moves(tmp_path):
     # The C++ reader takes it (the planner's report through the C ABI).
     rep = run_planner(text, policy="latest-start")
     assert any(w[0] == "sim" for w in rep)
-    cli = os.path.join(os.path.dirname(os.environ.get("MEMLAKE_LIBRARY", "")), "memlake")
-    if os.path.exists(cli):
-        f = tmp_path / "p.txt"
-        f.write_text(text)
-        out = subprocess.run([cli, "sim", "--profile", str(f), "--policy", "recorded", "--json"], capture_output=True,
-                             text=True, check=True).stdout
-        r = json.loads(out)["results"][0]
+    r = _replay(text, tmp_path)
+    if r is not None:
         assert r["policy"] == "recorded" and r["moves"] == len(moves)
         assert r["bytes"]["to_host"] == 2 * (128 << 20) + 2 * (256 << 20)  # what the moves send out, once each
 
@@ -127,11 +135,6 @@ def test_states_read_back_from_disk_leave_to_ssd_in_the_timeline(tmp_path):
                                              "ssd_read=1.5", "ssd_write=2.5"])
     moves = [x.split() for x in text.splitlines() if x.startswith("move evict ")]
     assert [m[4] for m in moves if m[2] == "2"] == ["ssd"] and [m[4] for m in moves if m[2] == "1"] == ["host"]
-    cli = os.path.join(os.path.dirname(os.environ.get("MEMLAKE_LIBRARY", "")), "memlake")
-    if os.path.exists(cli):
-        f = tmp_path / "p.txt"
-        f.write_text(text)
-        out = subprocess.run([cli, "sim", "--profile", str(f), "--policy", "recorded", "--json"], capture_output=True,
-                             text=True, check=True).stdout
-        r = json.loads(out)["results"][0]
+    r = _replay(text, tmp_path)
+    if r is not None:
         assert r["bytes"]["to_ssd"] == 128 << 20 and r["bytes"]["from_ssd"] == 128 << 20
