@@ -6,10 +6,11 @@
 
 #include <atomic>
 #include <cerrno>
-#include <thread>
 #include <chrono>
 #include <cstring>
+#include <thread>
 #include <tuple>
+#include <vector>
 
 #include "core/device_allocator.h"
 #include "core/error.h"
