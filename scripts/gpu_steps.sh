@@ -9,6 +9,9 @@
 #           method and tensor.cpu(), 100 cycles; the sleep/graph GPU tests (~220 s)
 #   kv      issue 23: kv_generate.py check (GQA, compiled) and bench (3 rounds,
 #           GQA and MHA, StaticCache vs the layouts, compiled and eager) (~450 s)
+#   kvcheck issue 23: kv_generate.py check only (GQA, compiled) (~150 s)
+#   disk    issue 20: memlake bench residency --disk (the disk tier vs plain
+#           O_DIRECT file I/O, 4 GiB) (~60 s)
 #   tier    issues 20, 26: tier_finetune.py speed (ideal, ckpt, 24/32 GiB, 16 GiB
 #           + disk), then `memlake sim` on the profiles it saved; its GPU tests (~450 s)
 #   tierloss issue 20: the first 5 losses with deterministic (eager) attention,
@@ -42,11 +45,20 @@ step_sleep() {
   tail -3 "$1/pytest.txt"
 }
 step_kv() {
-  timeout 150 python3 bench/kv_generate.py check --models gqa --compiled-models gqa --out "$1" > "$1/check.log" 2>&1
-  grep '"check"' "$1/check.log" | cut -c1-240
+  step_kvcheck "$1"
   timeout "${T_KV:-330}" python3 bench/kv_generate.py bench --rounds 3 --steps 20 --trace-kernels 2 ${KV_KINDS:+--kinds $KV_KINDS} --out "$1" \
     > "$1/bench.log" 2>&1
   grep decode_summary "$1/bench.log"
+}
+step_kvcheck() {
+  timeout 150 python3 bench/kv_generate.py check --models gqa --compiled-models gqa --out "$1" > "$1/check.log" 2>&1
+  grep '"check"' "$1/check.log" | cut -c1-240
+}
+step_disk() {
+  local disk=${DISK_DIR:-/tmp/memlake-disk-tier}; mkdir -p "$disk"; df -hT "$disk" > "$1/df.txt"
+  timeout "${T_DISK:-120}" ./build-gpu/memlake bench residency --backend cuda --sizes ${DISK_SIZES:-4G} --reps 2 \
+    --disk "$disk" > "$1/residency_disk.txt" 2>&1
+  cat "$1/residency_disk.txt"; rm -rf "$disk"
 }
 step_tierloss() {
   # Losses with deterministic (eager) attention: the checkpointed caps against uncapped ckpt at
