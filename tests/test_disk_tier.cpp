@@ -214,6 +214,85 @@ TEST(DiskTier, AFailedPartStopsThePipelineAndChangesNothing) {
   EXPECT_EQ(t.used(), 0u);
 }
 
+// Asynchronous moves: several in flight at once, reads and writes together,
+// each finished in any order with its own checksums.
+TEST(DiskTier, AsyncMovesRunTogetherAndMatch) {
+  Dir d;
+  DiskTier t(d.path, 0);
+  const std::size_t n1 = 3 * DiskTier::kPart + 999, n2 = 5000, n3 = 2 * DiskTier::kPart;
+  Aligned a1(round_up(n1)), a2(round_up(n2)), a3(round_up(n3)), b1(round_up(n1)), b3(round_up(n3));
+  pattern(a1.b(), n1, 1);
+  pattern(a2.b(), n2, 2);
+  pattern(a3.b(), n3, 3);
+  DiskTier::Extent e1, e2, e3;
+  const auto w1 = t.start_write(a1.p, n1, e1);
+  const auto w2 = t.start_write(a2.p, n2, e2);
+  EXPECT_EQ(t.moving(), 2u);
+  EXPECT_EQ(t.used(), e1.bytes + e2.bytes) << "placed when queued";
+  t.finish_write(w2, e2);  // out of order
+  t.finish_write(w1, e1);
+  ASSERT_EQ(e1.crc.size(), 4u);
+  EXPECT_EQ(e1.crc[3], residency::crc32c(a1.b() + 3 * DiskTier::kPart, 999));
+  // A read of one extent while another is written.
+  const auto r1 = t.start_read(e1, b1.p);
+  const auto w3 = t.start_write(a3.p, n3, e3);
+  t.wait(r1);
+  EXPECT_TRUE(t.done(r1));
+  t.finish_read(r1, e1);
+  EXPECT_EQ(std::memcmp(a1.p, b1.p, n1), 0);
+  t.finish_write(w3, e3);
+  const auto r3 = t.start_read(e3, b3.p);
+  t.finish_read(r3, e3);
+  EXPECT_EQ(std::memcmp(a3.p, b3.p, n3), 0);
+  EXPECT_EQ(t.moving(), 0u);
+  EXPECT_EQ(t.bytes_written(), e1.bytes + e2.bytes + e3.bytes);
+  EXPECT_EQ(t.bytes_read(), e1.bytes + e3.bytes);
+  EXPECT_GT(t.write_seconds(), 0.0);
+  EXPECT_GT(t.read_seconds(), 0.0);
+  EXPECT_EQ(error_of([&] { t.finish_read(r3, e3); }), Errc::internal) << "finished once";
+  t.give(e1);
+  t.give(e2);
+  t.give(e3);
+  EXPECT_EQ(t.used(), 0u);
+}
+
+TEST(DiskTier, AsyncFailuresComeAtTheFinishAndChangeNothing) {
+  Dir d;
+  FaultyOps ops;
+  DiskTier t(d.path, 16 * DiskTier::kPart, &ops);
+  const std::size_t n = 3 * DiskTier::kPart + 10;
+  Aligned a(round_up(n)), b(round_up(n));
+  pattern(a.b(), n, 9);
+  DiskTier::Extent e, bad;
+  t.finish_write(t.start_write(a.p, n, e), e);
+  const std::size_t used = t.used();
+  // A failed part: the range goes back at the finish, with the error.
+  ops.fail_write = EIO;
+  const auto w = t.start_write(a.p, n, bad);
+  std::string msg;
+  EXPECT_EQ(error_of([&] { t.finish_write(w, bad); }, &msg), Errc::driver);
+  EXPECT_NE(msg.find(std::strerror(EIO)), std::string::npos) << msg;
+  EXPECT_EQ(t.used(), used);
+  ops.fail_write = 0;
+  // Past the limit: refused when queued, nothing in flight.
+  EXPECT_EQ(error_of([&] { t.start_write(a.p, 16 * DiskTier::kPart, bad); }), Errc::out_of_memory);
+  EXPECT_EQ(t.moving(), 0u);
+  EXPECT_EQ(t.used(), used);
+  // A corrupted part and a failed read: errors at the finish; the extent is intact after.
+  ops.corrupt_at = static_cast<long long>(e.offset + DiskTier::kPart);
+  EXPECT_EQ(error_of([&] { t.finish_read(t.start_read(e, b.p), e); }, &msg), Errc::driver);
+  EXPECT_NE(msg.find("checksum"), std::string::npos) << msg;
+  ops.corrupt_at = -1;
+  ops.fail_read = EIO;
+  EXPECT_EQ(error_of([&] { t.finish_read(t.start_read(e, b.p), e); }), Errc::driver);
+  ops.fail_read = 0;
+  t.finish_read(t.start_read(e, b.p), e);
+  EXPECT_EQ(std::memcmp(a.p, b.p, n), 0);
+  // A move never finished: the tier's end waits for its requests (no thread writes a freed buffer).
+  DiskTier::Extent left;
+  t.start_write(a.p, n, left);
+}
+
 TEST(DiskTier, TheFileIsUnnamedAndPrivate) {
   Dir d;
   DiskTier t(d.path, 0);
@@ -507,4 +586,105 @@ TEST(DiskTierResidency, AFailedPartThenAFailedUnmapLeavesItResidentAndSaysSo) {
 }
 
 }  // namespace
+
+// Asynchronous demotions and read-ahead: the bytes leave the host tier once on
+// disk and come back to it ahead of their restore; a restore or free while a
+// move is in flight waits for it, and nothing is ever lost.
+TEST(DiskTierResidency, AsyncDemoteAndReadAheadBringTheBytesBack) {
+  Dir d;
+  Rig r;
+  r.dev->set_disk_tier(d.path, 0);
+  const std::size_t na = 9 * kPage + 77, nb = 40 * kPage, nc = 3 * kPage;
+  void* a = r.dev->alloc(na, nullptr);
+  void* b = r.dev->alloc(nb, nullptr);
+  void* c = r.dev->alloc(nc, nullptr);
+  fill(r.be(), a, na, 11);
+  fill(r.be(), b, nb, 12);
+  fill(r.be(), c, nc, 13);
+  for (void* p : {a, b, c}) r.dev->evict(p, Mode::offload);
+  const auto host_used = r.dev->residency_stats().host_used;
+  r.dev->demote(a, false);
+  r.dev->demote(b, false);
+  EXPECT_EQ(error_of([&] { r.dev->demote(a, false); }), Errc::invalid_argument) << "on its way to disk already";
+  r.dev->settle(true);
+  auto st = r.dev->residency_stats();
+  EXPECT_EQ(st.demotions, 2u);
+  EXPECT_EQ(st.disk_writing_now, 0u);
+  EXPECT_LT(st.host_used, host_used) << "the host extents went back once on disk";
+  EXPECT_GE(st.disk_used, na + nb);
+  // Read-ahead of a: back in the host tier, off the disk; b is restored straight from disk.
+  r.dev->fetch(a);
+  r.dev->fetch(a);  // on its way: nothing more
+  r.dev->fetch(c);  // in the host tier: nothing
+  r.dev->settle(true);
+  st = r.dev->residency_stats();
+  EXPECT_EQ(st.fetches, 1u);
+  EXPECT_LT(st.disk_used, na + nb);
+  EXPECT_FALSE(r.host->accessible(reinterpret_cast<std::uintptr_t>(a), kPage)) << "still evicted";
+  for (void* p : {a, b, c}) r.dev->restore(p);
+  EXPECT_TRUE(holds(r.be(), a, na, 11));
+  EXPECT_TRUE(holds(r.be(), b, nb, 12));
+  EXPECT_TRUE(holds(r.be(), c, nc, 13));
+  EXPECT_EQ(r.dev->residency_stats().disk_used, 0u);
+  r.dev->check();
+  // A restore right after an asynchronous demote or a read-ahead, and a free
+  // during one: each waits for its move.
+  for (void* p : {a, b, c}) r.dev->evict(p, Mode::offload);
+  r.dev->demote(a, false);
+  r.dev->restore(a);
+  EXPECT_TRUE(holds(r.be(), a, na, 11));
+  r.dev->demote(b);
+  r.dev->fetch(b);
+  r.dev->restore(b);
+  EXPECT_TRUE(holds(r.be(), b, nb, 12));
+  r.dev->demote(c, false);
+  r.dev->free(c);
+  r.dev->settle(true);
+  st = r.dev->residency_stats();
+  EXPECT_EQ(st.disk_used, 0u);
+  EXPECT_EQ(st.evicted_now, 0u);
+  EXPECT_EQ(st.disk_reading_now + st.disk_writing_now, 0u);
+  r.dev->free(a);
+  r.dev->free(b);
+  r.dev->check();
+}
+
+TEST(DiskTierResidency, AsyncMoveFailuresKeepTheBytesAndAreReportedOnce) {
+  Dir d;
+  Rig r;
+  FaultyOps ops;
+  r.dev->set_disk_tier(d.path, 0, &ops);
+  const std::size_t n = 50 * kPage + 3;
+  void* a = r.dev->alloc(n, nullptr);
+  fill(r.be(), a, n, 21);
+  r.dev->evict(a, Mode::offload);
+  // A failed write: demote returned; the error comes from the next settle, once.
+  ops.fail_write_from = 0;
+  r.dev->demote(a, false);
+  std::string msg;
+  EXPECT_EQ(error_of([&] { r.dev->settle(true); }, &msg), Errc::driver);
+  EXPECT_NE(msg.find("stay in the host tier"), std::string::npos) << msg;
+  r.dev->settle(true);
+  ops.fail_write_from = -1;
+  auto st = r.dev->residency_stats();
+  EXPECT_EQ(st.disk_failures, 1u);
+  EXPECT_EQ(st.disk_used, 0u);
+  EXPECT_EQ(st.demotions, 0u);
+  // On disk now; a corrupted read-ahead leaves it there, and its restore says why.
+  r.dev->demote(a, false);
+  r.dev->settle(true);
+  ops.corrupt = true;
+  r.dev->fetch(a);
+  r.dev->settle(true);  // a failed read-ahead is not an error of its own: the restore reads again
+  EXPECT_EQ(r.dev->residency_stats().disk_failures, 2u);
+  EXPECT_EQ(error_of([&] { r.dev->restore(a); }, &msg), Errc::driver);
+  EXPECT_NE(msg.find("checksum"), std::string::npos) << msg;
+  ops.corrupt = false;
+  EXPECT_FALSE(r.host->accessible(reinterpret_cast<std::uintptr_t>(a), kPage)) << "still evicted";
+  r.dev->restore(a);
+  EXPECT_TRUE(holds(r.be(), a, n, 21));
+  r.dev->free(a);
+  r.dev->check();
+}
+
 }  // namespace memlake::test

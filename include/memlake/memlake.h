@@ -259,6 +259,21 @@ MEMLAKE_API memlake_status memlake_settle(memlake_allocator* a, int device, int 
  * (the bytes stay where they were), INVALID_ARGUMENT when not evicted,
  * discarded, asleep, on disk already or without a disk tier. */
 MEMLAKE_API memlake_status memlake_demote(memlake_allocator* a, void* ptr, int device);
+/* memlake_demote with flags. MEMLAKE_DEMOTE_ASYNC: the write is queued on the
+ * disk tier's I/O threads and the call returns at once (OUT_OF_MEMORY for a
+ * full disk still comes here); the host tier's copy is given back once the
+ * write completes. A write that fails leaves the bytes in the host tier and
+ * the next memlake_settle returns its error (DRIVER). A restore or free of
+ * the allocation meanwhile waits for the write. */
+#define MEMLAKE_DEMOTE_ASYNC 0x1
+MEMLAKE_API memlake_status memlake_demote_ex(memlake_allocator* a, void* ptr, int device, int flags);
+/* Read-ahead: an evicted allocation on the disk tier has its bytes read back
+ * into the host tier in the background (each part checked), so that its
+ * memlake_restore is a plain copy from the host; a restore meanwhile waits
+ * for the read. Nothing when its bytes are in the host tier already or on
+ * their way. A read that fails leaves it on disk: its restore reads it
+ * itself and returns that error. */
+MEMLAKE_API memlake_status memlake_fetch(memlake_allocator* a, void* ptr, int device);
 /* Pins host memory for the host tier of `device` now (at least `bytes`
  * free), so that a later sleep pins nothing. */
 MEMLAKE_API memlake_status memlake_host_tier_reserve(memlake_allocator* a, int device, size_t bytes);
@@ -282,6 +297,12 @@ typedef struct memlake_residency_stats {
    * disk_written / disk_write_seconds is the tier's write throughput, without the waits of
    * the moves around it. */
   double disk_write_seconds, disk_read_seconds;
+  /* Since 0.11: asynchronous disk moves (memlake_demote_ex, memlake_fetch). disk_write_seconds
+   * and disk_read_seconds count the time with at least one request in flight (overlapping
+   * moves once). */
+  uint64_t fetches;                        /* read-aheads completed, in all */
+  uint64_t disk_failures;                  /* asynchronous moves that failed, in all */
+  uint64_t disk_writing_now, disk_reading_now; /* bytes of asynchronous moves in flight */
 } memlake_residency_stats;
 MEMLAKE_API memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, memlake_residency_stats* stats);
 

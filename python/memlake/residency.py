@@ -25,7 +25,8 @@ from ctypes import POINTER, c_double, c_int, c_size_t, c_uint32, c_uint64, c_voi
 
 from . import InvalidArgumentError, _check, _default, _lib
 
-__all__ = ["tag", "sleep", "wake", "evict", "restore", "ready", "host_tier", "residency_stats"]
+__all__ = ["tag", "sleep", "wake", "evict", "restore", "ready", "demote", "fetch", "settle", "host_tier",
+           "residency_stats"]
 
 TAG_READONLY = 1
 _MODES = {"offload": 0, "discard": 1}
@@ -45,7 +46,9 @@ class _Stats(ctypes.Structure):
                 ("last_sleep_seconds", c_double), ("last_wake_seconds", c_double), ("leaving_now", c_uint64),
                 ("demotions", c_uint64), ("disk_used", c_uint64), ("disk_file", c_uint64),
                 ("disk_written", c_uint64), ("disk_read", c_uint64), ("disk_direct", ctypes.c_uint32),
-                ("reserved_", ctypes.c_uint32), ("disk_write_seconds", c_double), ("disk_read_seconds", c_double)]
+                ("reserved_", ctypes.c_uint32), ("disk_write_seconds", c_double), ("disk_read_seconds", c_double),
+                ("fetches", c_uint64), ("disk_failures", c_uint64), ("disk_writing_now", c_uint64),
+                ("disk_reading_now", c_uint64)]
 
 
 for _name, _res, _args in [
@@ -60,6 +63,8 @@ for _name, _res, _args in [
         ("memlake_restore_ready", c_int, [c_void_p, c_void_p, c_int]),
         ("memlake_settle", c_int, [c_void_p, c_int, c_int, POINTER(c_size_t)]),
         ("memlake_demote", c_int, [c_void_p, c_void_p, c_int]),
+        ("memlake_demote_ex", c_int, [c_void_p, c_void_p, c_int, c_int]),
+        ("memlake_fetch", c_int, [c_void_p, c_void_p, c_int]),
         ("memlake_host_tier_reserve", c_int, [c_void_p, c_int, c_size_t]),
         ("memlake_get_residency_stats", c_int, [c_void_p, c_int, POINTER(_Stats)])]:
     _f = getattr(_lib, _name)
@@ -175,10 +180,25 @@ def evict(obj, mode="offload", device=0, allocator=None, wait=True):
     _check(_lib.memlake_evict(_handle(allocator), _ptr(obj), _device(device), _MODES[mode] | flags))
 
 
-def demote(obj, device=0, allocator=None):
+_DEMOTE_ASYNC = 0x1
+
+
+def demote(obj, device=0, allocator=None, wait=True):
     """An evicted allocation's bytes move from the pinned host tier to the disk
-    tier (option disk_tier); restore() reads and checks them back."""
-    _check(_lib.memlake_demote(_handle(allocator), _ptr(obj), _device(device)))
+    tier (option disk_tier); restore() reads and checks them back. With
+    wait=False the write is queued on the disk tier's I/O threads and this
+    returns at once; the host copy is given back once the write completes, and
+    a write that fails leaves the bytes in the host tier and raises from the
+    next settle()."""
+    _check(_lib.memlake_demote_ex(_handle(allocator), _ptr(obj), _device(device), 0 if wait else _DEMOTE_ASYNC))
+
+
+def fetch(obj, device=0, allocator=None):
+    """Read-ahead: an evicted allocation on the disk tier is read back into the
+    host tier in the background, so that its restore() is a copy from the host
+    (a restore meanwhile waits for the read). Nothing if its bytes are in the
+    host tier already."""
+    _check(_lib.memlake_fetch(_handle(allocator), _ptr(obj), _device(device)))
 
 
 def settle(wait=True, device=0, allocator=None):

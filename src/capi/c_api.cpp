@@ -756,8 +756,21 @@ memlake_status memlake_evict(memlake_allocator* a, void* ptr, int device, int mo
 }
 
 memlake_status memlake_demote(memlake_allocator* a, void* ptr, int device) {
+  return memlake_demote_ex(a, ptr, device, 0);
+}
+
+memlake_status memlake_demote_ex(memlake_allocator* a, void* ptr, int device, int flags) {
   if (!a || !ptr) return null_arg("allocator or ptr");
-  return guarded([&] { a->device(device).demote(ptr); });
+  if (flags & ~MEMLAKE_DEMOTE_ASYNC) {
+    t_last_error = "memlake_demote_ex: unknown flags " + std::to_string(flags);
+    return MEMLAKE_ERROR_INVALID_ARGUMENT;
+  }
+  return guarded([&] { a->device(device).demote(ptr, (flags & MEMLAKE_DEMOTE_ASYNC) == 0); });
+}
+
+memlake_status memlake_fetch(memlake_allocator* a, void* ptr, int device) {
+  if (!a || !ptr) return null_arg("allocator or ptr");
+  return guarded([&] { a->device(device).fetch(ptr); });
 }
 
 memlake_status memlake_settle(memlake_allocator* a, int device, int wait, size_t* settled) {
@@ -824,7 +837,11 @@ memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, mem
                                    s.disk_direct ? 1u : 0u,
                                    0u,
                                    s.disk_write_s,
-                                   s.disk_read_s};
+                                   s.disk_read_s,
+                                   s.fetches,
+                                   s.disk_failures,
+                                   s.disk_writing_now,
+                                   s.disk_reading_now};
     const uint32_t size = out->struct_size;  // an older caller's struct: the fields it has
     std::memcpy(out, &c, std::min<std::size_t>(size, sizeof c));
     out->struct_size = size;

@@ -316,8 +316,12 @@ std::size_t DeviceAllocator::settle(bool wait) {
   return gauged([&] { return res_.settle(wait); });
 }
 
-void DeviceAllocator::demote(void* ptr) {
-  gauged([&] { res_.demote(ptr); });
+void DeviceAllocator::demote(void* ptr, bool wait) {
+  gauged([&] { res_.demote(ptr, wait); });
+}
+
+void DeviceAllocator::fetch(void* ptr) {
+  gauged([&] { res_.fetch(ptr); });
 }
 
 void DeviceAllocator::set_disk_tier(const std::string& dir, std::size_t limit, residency::FileOps* ops) {

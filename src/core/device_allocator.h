@@ -62,8 +62,9 @@ class DeviceAllocator {
   void evict(void* ptr, residency::Mode mode, bool wait = true);
   void restore(void* ptr, bool wait = true);  // wait = false: restore_ready() at the use
   void restore_ready(void* ptr);  // nullptr: every allocation with a copy pending
-  std::size_t settle(bool wait);  // asynchronous evictions whose copies completed
-  void demote(void* ptr);         // an evicted allocation's bytes: host tier -> disk tier
+  std::size_t settle(bool wait);  // asynchronous evictions whose copies completed (and disk moves)
+  void demote(void* ptr, bool wait = true);  // an evicted allocation's bytes: host tier -> disk tier
+  void fetch(void* ptr);                     // read-ahead: disk tier -> host tier, in the background
   void set_disk_tier(const std::string& dir, std::size_t limit, residency::FileOps* ops = nullptr);
   void reserve_host_tier(std::size_t bytes);
   residency::ResidencyStats residency_stats() const;

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -117,11 +118,6 @@ std::uint32_t crc32c(const void* data, std::size_t n, std::uint32_t crc) {
 DiskTier::DiskTier(std::string dir, std::size_t limit, FileOps* ops)
     : dir_(std::move(dir)), limit_(limit), ops_(ops ? ops : &default_ops()) {}
 
-DiskTier::~DiskTier() {
-  pool_.reset();  // the I/O threads end (idle: no call is in flight)
-  if (fd_ >= 0) ::close(fd_);
-}
-
 void DiskTier::open_file() {
   if (fd_ >= 0) return;
   if (dir_.empty()) throw_error(Errc::invalid_argument, "disk tier: no directory (set the disk_tier option)");
@@ -165,11 +161,14 @@ struct DiskTier::Job {
         crc(parts), done(parts) {}
   std::size_t part_bytes(std::size_t i) const { return std::min(kPart, bytes - i * kPart); }
   std::size_t part_n(std::size_t i) const { return std::min(kPart, n - i * kPart); }  // > 0: bytes rounds n up to kBlock
+  // Nothing of it is in flight and nothing more will be claimed.
+  bool over() const { return finished == next && (stop || next == parts); }
   const bool write;
   char* const buf;
   const std::size_t off, n, bytes, parts;
   std::size_t next = 0, finished = 0;  // parts claimed, parts over (moved or failed)
   bool stop = false;                   // claim nothing more
+  bool ended = false;                  // its busy time is counted
   std::vector<std::uint32_t> crc;
   std::vector<char> done;
   std::exception_ptr err;  // the failure of the lowest part that failed
@@ -179,7 +178,7 @@ struct DiskTier::Job {
 struct DiskTier::Pool {
   std::mutex mu;
   std::condition_variable work, progress;
-  Job* job = nullptr;
+  std::deque<Job*> queue[2];  // jobs with parts left to claim: [0] reads (first), [1] writes
   bool quit = false;
   std::vector<std::thread> threads;
 
@@ -200,12 +199,35 @@ struct DiskTier::Pool {
     work.notify_all();
     for (auto& th : threads) th.join();
   }
+  // Under mu.
+  Job* claimable() {
+    for (auto& q : queue) {
+      while (!q.empty() && (q.front()->stop || q.front()->next == q.front()->parts)) q.pop_front();
+      if (!q.empty()) return q.front();
+    }
+    return nullptr;
+  }
+  void push(DiskTier& t, Job& j) {
+    t.busy(j.write, true);
+    queue[j.write].push_back(&j);
+    work.notify_all();
+  }
+  void unqueue(Job& j) {
+    auto& q = queue[j.write];
+    q.erase(std::remove(q.begin(), q.end(), &j), q.end());
+  }
+  static void end_if_over(DiskTier& t, Job& j) {
+    if (j.ended || !j.over()) return;
+    j.ended = true;
+    t.busy(j.write, false);
+  }
   void loop(DiskTier& t) {
     std::unique_lock<std::mutex> l(mu);
     for (;;) {
-      work.wait(l, [&] { return quit || (job && !job->stop && job->next < job->parts); });
+      Job* jp = nullptr;
+      work.wait(l, [&] { return quit || (jp = claimable()) != nullptr; });
       if (quit) return;
-      Job& j = *job;
+      Job& j = *jp;
       const std::size_t i = j.next++;
       l.unlock();
       std::uint32_t c = 0;
@@ -224,10 +246,48 @@ struct DiskTier::Pool {
         j.done[i] = 1;
       }
       ++j.finished;
+      end_if_over(t, j);
       progress.notify_all();
     }
   }
 };
+
+void DiskTier::busy(bool write, bool begin) {
+  std::lock_guard<std::mutex> g(busy_mu_);
+  Busy& b = busy_[write];
+  if (begin) {
+    if (b.active++ == 0) b.since = std::chrono::steady_clock::now();
+  } else if (--b.active == 0) {
+    b.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - b.since).count();
+  }
+}
+
+double DiskTier::busy_seconds(bool write) const {
+  std::lock_guard<std::mutex> g(busy_mu_);
+  const Busy& b = busy_[write];
+  return b.seconds +
+         (b.active ? std::chrono::duration<double>(std::chrono::steady_clock::now() - b.since).count() : 0.0);
+}
+
+double DiskTier::write_seconds() const { return busy_seconds(true); }
+double DiskTier::read_seconds() const { return busy_seconds(false); }
+
+DiskTier::~DiskTier() {
+  if (pool_) {  // moves still in flight stop (their callers forgot them): none is left writing a buffer
+    std::unique_lock<std::mutex> l(pool_->mu);
+    for (auto& kv : async_) {
+      kv.second->stop = true;
+      pool_->progress.wait(l, [&] { return kv.second->finished == kv.second->next; });
+    }
+  }
+  pool_.reset();  // the I/O threads end
+  if (fd_ >= 0) ::close(fd_);
+}
+
+DiskTier::Pool& DiskTier::pool() {
+  if (!pool_) pool_ = std::make_unique<Pool>(*this);
+  return *pool_;
+}
 
 std::uint32_t DiskTier::move(bool write, void* buf, std::size_t bytes, std::size_t n, std::size_t off) {
   for (std::size_t done = 0; done < bytes;) {
@@ -249,11 +309,9 @@ std::uint32_t DiskTier::move(bool write, void* buf, std::size_t bytes, std::size
 }
 
 void DiskTier::run(Job& j, const std::function<void()>& meanwhile, const std::function<void(std::size_t)>& part) {
-  if (!pool_) pool_ = std::make_unique<Pool>(*this);
-  Pool& p = *pool_;
+  Pool& p = pool();
   std::unique_lock<std::mutex> l(p.mu);
-  p.job = &j;
-  p.work.notify_all();
+  p.push(*this, j);
   std::exception_ptr err;
   try {
     if (meanwhile) {
@@ -277,67 +335,164 @@ void DiskTier::run(Job& j, const std::function<void()>& meanwhile, const std::fu
   // Nothing new starts; the requests in flight finish before the buffer goes back to the caller.
   j.stop = true;
   p.progress.wait(l, [&] { return j.finished == j.next; });
-  p.job = nullptr;
+  p.unqueue(j);
+  Pool::end_if_over(*this, j);
   if (!err) err = j.err;
   if (err) std::rethrow_exception(err);
 }
 
-DiskTier::Extent DiskTier::write(const void* buf, std::size_t n) {
+std::size_t DiskTier::place(std::size_t bytes) {
   open_file();
-  const std::size_t bytes = round_block(std::max<std::size_t>(n, 1));
   auto off = free_.take(bytes);
   if (!off) {
     grow(bytes);
     off = free_.take(bytes);
   }
-  Extent e{*off, bytes, n, {}};
-  const auto t0 = std::chrono::steady_clock::now();
+  used_ += bytes;
+  return *off;
+}
+
+void DiskTier::unplace(const Extent& e) {
+  free_.give(e.offset, e.bytes);
+  used_ -= e.bytes;
+}
+
+std::uint32_t DiskTier::move_one(bool write, void* buf, std::size_t bytes, std::size_t n, std::size_t off) {
+  // One part, on the caller's thread: busy while it moves.
+  busy(write, true);
+  struct End {
+    DiskTier& t;
+    bool w;
+    ~End() { t.busy(w, false); }
+  } end{*this, write};
+  return move(write, buf, bytes, n, off);
+}
+
+void DiskTier::check_parts(const Extent& e, const std::vector<std::uint32_t>& got, std::size_t i) const {
+  if (got[i] != e.crc[i])
+    throw_error(Errc::driver, "disk tier: checksum mismatch in " + format_bytes(std::min(kPart, e.n - i * kPart)) +
+                                  " at offset " + std::to_string(e.offset + i * kPart) + " in " + dir_ +
+                                  " (the file was corrupted): not restored");
+}
+
+void DiskTier::check_extent(const Extent& e) const {
+  if (fd_ < 0 || e.offset + e.bytes > size_ || e.n > e.bytes || e.crc.size() != (e.bytes + kPart - 1) / kPart)
+    throw_error(Errc::internal, "disk tier: read of an extent it never wrote");
+}
+
+DiskTier::Extent DiskTier::write(const void* buf, std::size_t n) {
+  const std::size_t bytes = round_block(std::max<std::size_t>(n, 1));
+  Extent e{place(bytes), bytes, n, {}};
   try {
     Job j(true, const_cast<void*>(buf), e.offset, n, bytes);
     if (j.parts == 1)
-      j.crc[0] = move(true, j.buf, bytes, n, e.offset);
+      j.crc[0] = move_one(true, j.buf, bytes, n, e.offset);
     else
       run(j, {}, {});
     e.crc = std::move(j.crc);
   } catch (...) {
-    free_.give(e.offset, e.bytes);
+    unplace(e);
     throw;
   }
-  write_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  used_ += bytes;
   written_ += bytes;
   return e;
 }
 
 void DiskTier::read(const Extent& e, void* buf, const std::function<void()>& meanwhile,
                     const std::function<void(std::size_t, std::size_t)>& part) {
+  check_extent(e);
   Job j(false, buf, e.offset, e.n, e.bytes);
-  if (fd_ < 0 || e.offset + e.bytes > size_ || e.n > e.bytes || e.crc.size() != j.parts)
-    throw_error(Errc::internal, "disk tier: read of an extent it never wrote");
-  const auto t0 = std::chrono::steady_clock::now();
   // A part is handed on only once its bytes match the checksum written with them.
-  auto check = [&](std::size_t i, std::uint32_t got) {
-    if (got != e.crc[i])
-      throw_error(Errc::driver, "disk tier: checksum mismatch in " + format_bytes(j.part_n(i)) + " at offset " +
-                                    std::to_string(e.offset + i * kPart) + " in " + dir_ +
-                                    " (the file was corrupted): not restored");
+  auto check = [&](std::size_t i) {
+    check_parts(e, j.crc, i);
     if (part) part(i * kPart, j.part_n(i));
   };
   if (j.parts == 1) {
-    const std::uint32_t got = move(false, buf, e.bytes, e.n, e.offset);
-    if (got == e.crc[0] && meanwhile) meanwhile();
-    check(0, got);
+    j.crc[0] = move_one(false, buf, e.bytes, e.n, e.offset);
+    if (j.crc[0] == e.crc[0] && meanwhile) meanwhile();
+    check(0);
   } else {
-    run(j, meanwhile, [&](std::size_t i) { check(i, j.crc[i]); });
+    run(j, meanwhile, check);
   }
-  read_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  read_ += e.bytes;
+}
+
+std::uint64_t DiskTier::start(std::unique_ptr<Job> j) {
+  Pool& p = pool();
+  const std::uint64_t id = next_id_++;
+  Job& job = *j;
+  async_.emplace(id, std::move(j));
+  std::lock_guard<std::mutex> g(p.mu);
+  p.push(*this, job);
+  return id;
+}
+
+std::uint64_t DiskTier::start_write(const void* buf, std::size_t n, Extent& out) {
+  const std::size_t bytes = round_block(std::max<std::size_t>(n, 1));
+  Extent e{place(bytes), bytes, n, {}};
+  try {
+    const std::uint64_t id = start(std::make_unique<Job>(true, const_cast<void*>(buf), e.offset, n, bytes));
+    out = std::move(e);
+    return id;
+  } catch (...) {
+    unplace(e);
+    throw;
+  }
+}
+
+std::uint64_t DiskTier::start_read(const Extent& e, void* buf) {
+  check_extent(e);
+  return start(std::make_unique<Job>(false, buf, e.offset, e.n, e.bytes));
+}
+
+DiskTier::Job& DiskTier::async_job(std::uint64_t id) {
+  auto it = async_.find(id);
+  if (it == async_.end()) throw_error(Errc::internal, "disk tier: no move " + std::to_string(id) + " in flight");
+  return *it->second;
+}
+
+bool DiskTier::done(std::uint64_t id) {
+  Job& j = async_job(id);
+  std::lock_guard<std::mutex> g(pool_->mu);
+  return j.over();
+}
+
+void DiskTier::wait(std::uint64_t id) {
+  Job& j = async_job(id);
+  std::unique_lock<std::mutex> l(pool_->mu);
+  pool_->progress.wait(l, [&] { return j.over(); });
+}
+
+std::unique_ptr<DiskTier::Job> DiskTier::collect(std::uint64_t id) {
+  wait(id);
+  auto it = async_.find(id);
+  std::unique_ptr<Job> j = std::move(it->second);
+  async_.erase(it);
+  std::lock_guard<std::mutex> g(pool_->mu);
+  pool_->unqueue(*j);
+  return j;
+}
+
+void DiskTier::finish_write(std::uint64_t id, Extent& e) {
+  const std::unique_ptr<Job> j = collect(id);
+  if (j->err) {
+    unplace(e);
+    std::rethrow_exception(j->err);
+  }
+  e.crc = j->crc;
+  written_ += e.bytes;
+}
+
+void DiskTier::finish_read(std::uint64_t id, const Extent& e) {
+  const std::unique_ptr<Job> j = collect(id);
+  if (j->err) std::rethrow_exception(j->err);
+  for (std::size_t i = 0; i < j->parts; ++i) check_parts(e, j->crc, i);
   read_ += e.bytes;
 }
 
 void DiskTier::give(const Extent& e) {
   if (e.offset + e.bytes > size_ || e.bytes > used_) throw_error(Errc::internal, "disk tier: extent returned that it never handed out");
-  free_.give(e.offset, e.bytes);
-  used_ -= e.bytes;
+  unplace(e);
 }
 
 }  // namespace memlake::residency

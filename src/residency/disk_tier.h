@@ -17,13 +17,22 @@
 // mismatch -> Errc::driver with the file offset, the size and strerror.
 // A failed call returns only once no request it made is still in flight, and
 // changes nothing. Not thread-safe: the residency engine's caller serialises.
+//
+// Asynchronous moves (start_write / start_read, then done / wait and
+// finish_write / finish_read) run on the same I/O threads while the caller
+// goes on, parts of reads before parts of writes (a read is what a restore
+// waits for). The buffer stays the caller's to keep until the finish; a
+// failure is reported by the finish, which leaves nothing behind.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 #include <sys/types.h>
 
@@ -74,14 +83,32 @@ class DiskTier {
             const std::function<void(std::size_t, std::size_t)>& part = {});
   void give(const Extent& e);
 
+  // Queues the write of n bytes from `buf` into a new extent (placed now:
+  // a full disk or limit is Errc::out_of_memory here, and nothing is
+  // queued); returns the move's id. finish_write fills the extent's
+  // checksums once the move is done; on a failure it gives the range back
+  // and throws the move's error.
+  std::uint64_t start_write(const void* buf, std::size_t n, Extent& out);
+  void finish_write(std::uint64_t id, Extent& e);
+  // Queues the read of an extent into `buf`; finish_read checks every part
+  // (Errc::driver on an I/O error or a mismatch: `buf` then holds nothing
+  // meaningful) and the extent stays the caller's either way.
+  std::uint64_t start_read(const Extent& e, void* buf);
+  void finish_read(std::uint64_t id, const Extent& e);
+  bool done(std::uint64_t id);  // no request of the move is in flight any more
+  void wait(std::uint64_t id);  // until done(id)
+  std::size_t moving() const { return async_.size(); }  // asynchronous moves not finished
+
   const std::string& dir() const { return dir_; }
   bool direct() const { return direct_; }
   std::size_t used() const { return used_; }
   std::size_t file_size() const { return size_; }
   std::uint64_t bytes_written() const { return written_; }
   std::uint64_t bytes_read() const { return read_; }
-  double write_seconds() const { return write_s_; }  // in write()'s and read()'s file I/O, in all
-  double read_seconds() const { return read_s_; }
+  // Seconds with at least one write (read) request in flight, in all: bytes
+  // over seconds is the tier's throughput, moves that overlap counted once.
+  double write_seconds() const;
+  double read_seconds() const;
 
   struct Job;   // one extent's parts (disk_tier.cpp)
   struct Pool;  // the I/O threads, started at the first extent of several parts
@@ -95,6 +122,16 @@ class DiskTier {
   // Every part of an extent, on the I/O threads; `part(i)` runs on this
   // thread for each part in order once it is done.
   void run(Job& job, const std::function<void()>& meanwhile, const std::function<void(std::size_t)>& part);
+  Pool& pool();
+  std::size_t place(std::size_t bytes);  // a free range of the file (grown if need be), counted as used
+  void unplace(const Extent& e);
+  std::uint32_t move_one(bool write, void* buf, std::size_t bytes, std::size_t n, std::size_t off);
+  void check_extent(const Extent& e) const;  // Errc::internal for an extent this tier never wrote
+  void check_parts(const Extent& e, const std::vector<std::uint32_t>& got, std::size_t i) const;
+  std::uint64_t start(std::unique_ptr<Job> j);
+  Job& async_job(std::uint64_t id);
+  // Waits for the move, takes it out of the pool and returns it (with its error, if any).
+  std::unique_ptr<Job> collect(std::uint64_t id);
 
   std::string dir_;
   std::size_t limit_;
@@ -103,9 +140,20 @@ class DiskTier {
   bool direct_ = false;
   std::size_t size_ = 0, used_ = 0;
   std::uint64_t written_ = 0, read_ = 0;
-  double write_s_ = 0, read_s_ = 0;
   FreeRanges free_;
   std::unique_ptr<Pool> pool_;
+  std::unordered_map<std::uint64_t, std::unique_ptr<Job>> async_;
+  std::uint64_t next_id_ = 1;
+  // Busy time of each direction ([1]: writes), kept under busy_mu_ (the I/O threads end moves).
+  struct Busy {
+    unsigned active = 0;
+    std::chrono::steady_clock::time_point since{};
+    double seconds = 0;
+  };
+  mutable std::mutex busy_mu_;
+  Busy busy_[2];
+  void busy(bool write, bool begin);
+  double busy_seconds(bool write) const;
 };
 
 inline std::size_t round_block(std::size_t n) { return (n + DiskTier::kBlock - 1) / DiskTier::kBlock * DiskTier::kBlock; }

@@ -22,6 +22,7 @@ Residency::Residency(prim::Backend& be, core::Allocator& alloc, std::size_t host
 
 Residency::~Residency() {
   try {
+    poll_io(true);  // no I/O thread is left reading or writing a host extent
     if (have_streams_) {
       be_.synchronize_stream(d2h_);
       be_.synchronize_stream(h2d_);
@@ -114,9 +115,10 @@ void Residency::set_disk(const std::string& dir, std::size_t limit, FileOps* ops
   disk_ = dir.empty() ? nullptr : std::make_unique<DiskTier>(dir, limit, ops);
 }
 
-void Residency::demote(void* ptr) {
+void Residency::demote(void* ptr, bool wait) {
   if (!disk_) throw_error(Errc::invalid_argument, "demote: no disk tier (set the disk_tier option to a directory)");
-  settle(false);
+  settle_leaving(false);
+  poll_io(false);
   const core::Resident r = alloc_.resident(ptr);
   auto it = entries_.find(r.ptr);
   if (it != entries_.end() && it->second.leaving) {
@@ -127,17 +129,107 @@ void Residency::demote(void* ptr) {
     throw_error(Errc::invalid_argument, "demote(" + hex_ptr(r.ptr) + "): not evicted (evict it first)");
   Entry& e = it->second;
   if (e.by_sleep) throw_error(Errc::invalid_argument, "demote(" + hex_ptr(r.ptr) + "): asleep: wake() restores it");
+  if (e.io && !e.io_write) complete_io(e, true);  // read back ahead: its bytes are in the host tier again
   if (e.disk) throw_error(Errc::invalid_argument, "demote(" + hex_ptr(r.ptr) + "): on disk already");
   if (!e.ext) throw_error(Errc::invalid_argument, "demote(" + hex_ptr(r.ptr) + "): discarded, there are no bytes to keep");
+  if (!wait) {
+    DiskTier::Extent d;
+    const std::uint64_t id = disk_->start_write(host_.addr(*e.ext), e.bytes, d);  // throws: nothing queued
+    e.disk = std::move(d);
+    e.io = id;
+    e.io_write = true;
+    moving_.push_back(r.ptr);
+    return;
+  }
   e.disk = disk_->write(host_.addr(*e.ext), e.bytes);  // throws: the bytes stay in the host tier
   host_.give(*e.ext);
   e.ext.reset();
   ++st_.demotions;
 }
 
+void Residency::fetch(void* ptr) {
+  if (!disk_) throw_error(Errc::invalid_argument, "fetch: no disk tier (set the disk_tier option to a directory)");
+  settle_leaving(false);
+  poll_io(false);
+  const core::Resident r = alloc_.resident(ptr);
+  auto it = entries_.find(r.ptr);
+  if (it == entries_.end() || !(it->second.evicted || it->second.leaving))
+    throw_error(Errc::invalid_argument, "fetch(" + hex_ptr(r.ptr) + "): not evicted");
+  Entry& e = it->second;
+  if (e.by_sleep) throw_error(Errc::invalid_argument, "fetch(" + hex_ptr(r.ptr) + "): asleep: wake() restores it");
+  if (e.io || !e.disk) return;  // in the host tier, or on its way (either way)
+  std::optional<HostTier::Extent> ext = host_.take(e.disk->bytes);
+  if (!ext) {
+    host_.grow(e.disk->bytes);
+    ext = host_.take(e.disk->bytes);
+  }
+  try {
+    e.io = disk_->start_read(*e.disk, host_.addr(*ext));
+  } catch (...) {
+    host_.give(*ext);
+    throw;
+  }
+  e.io_write = false;
+  e.ext = ext;
+  moving_.push_back(r.ptr);
+}
+
+void Residency::poll_io(bool wait) {
+  if (moving_.empty()) return;
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < moving_.size(); ++i) {
+    auto it = entries_.find(moving_[i]);
+    if (it == entries_.end() || !it->second.io) continue;  // finished since (a restore, a free)
+    if (!wait && !disk_->done(it->second.io)) {
+      moving_[kept++] = moving_[i];
+      continue;
+    }
+    complete_io(it->second, false);
+  }
+  moving_.resize(kept);
+}
+
+void Residency::complete_io(Entry& e, bool keep_host) {
+  const std::uint64_t id = e.io;
+  e.io = 0;
+  if (e.io_write) {
+    try {
+      disk_->finish_write(id, *e.disk);
+    } catch (const std::exception& x) {
+      // The range went back; the bytes stay in the host tier.
+      e.disk.reset();
+      ++st_.disk_failures;
+      if (io_error_.empty()) io_error_ = std::string("demote (asynchronous): ") + x.what() + "; the bytes stay in the host tier";
+      return;
+    }
+    if (keep_host) {  // wanted back before the write was done: the disk copy is not needed
+      disk_->give(*e.disk);
+      e.disk.reset();
+      return;
+    }
+    host_.give(*e.ext);
+    e.ext.reset();
+    ++st_.demotions;
+  } else {
+    try {
+      disk_->finish_read(id, *e.disk);
+    } catch (...) {
+      // Still on disk; its restore reads it again and reports what fails.
+      host_.give(*e.ext);
+      e.ext.reset();
+      ++st_.disk_failures;
+      return;
+    }
+    disk_->give(*e.disk);
+    e.disk.reset();
+    ++st_.fetches;
+  }
+}
+
 void Residency::forget(std::uintptr_t ptr) {
   auto it = entries_.find(ptr);
   if (it == entries_.end()) return;
+  if (it->second.io) complete_io(it->second, true);  // no I/O thread is left with its extents
   if (it->second.leaving) {
     // The eviction's copy reads pages the free hands back: it completes
     // before they can be reused or unmapped.
@@ -169,7 +261,7 @@ SleepReport Residency::sleep(const std::vector<Select>& what) {
   const auto t0 = std::chrono::steady_clock::now();
   refuse_under_capture("sleep");
   streams();
-  settle(true);  // evictions in flight finish first (they stay evicted, outside the sleep)
+  settle_leaving(true);  // evictions in flight finish first (they stay evicted, outside the sleep)
   reclaim(true);
   // No kernel queued so far may touch what is unmapped below.
   be_.synchronize_device();
@@ -382,7 +474,8 @@ void Residency::evict(void* ptr, Mode mode, bool wait) {
   refuse_under_capture("evict");
   streams();
   reclaim(false);
-  settle(false);
+  settle_leaving(false);
+  poll_io(false);
   const core::Resident r = alloc_.resident(ptr);
   if (r.evicted) throw_error(Errc::invalid_argument, "evict(" + hex_ptr(r.ptr) + "): already evicted");
   arrive(r.ptr);  // restored without a wait and not used since: its copy out follows its copy in
@@ -486,6 +579,17 @@ void Residency::cancel_eviction(std::uintptr_t ptr) {
 }
 
 std::size_t Residency::settle(bool wait) {
+  const std::size_t n = settle_leaving(wait);
+  poll_io(wait);
+  if (!io_error_.empty()) {
+    const std::string why = std::move(io_error_);
+    io_error_.clear();
+    throw_error(Errc::driver, why);
+  }
+  return n;
+}
+
+std::size_t Residency::settle_leaving(bool wait) {
   if (!leaving_) {
     order_.clear();
     return 0;
@@ -517,7 +621,8 @@ void Residency::restore(void* ptr, bool wait) {
   refuse_under_capture("restore");  // its copy and the stream's wait would go into the graph
   streams();
   reclaim(false);
-  settle(false);
+  settle_leaving(false);
+  poll_io(false);
   const core::Resident r = alloc_.resident(ptr);
   auto it = entries_.find(r.ptr);
   if (it != entries_.end() && it->second.leaving) {  // the bytes never left
@@ -528,12 +633,13 @@ void Residency::restore(void* ptr, bool wait) {
   if (!r.evicted || it == entries_.end()) throw_error(Errc::invalid_argument, "restore(" + hex_ptr(r.ptr) + "): not evicted");
   if (it->second.by_sleep) throw_error(Errc::invalid_argument, "restore(" + hex_ptr(r.ptr) + "): asleep: wake() restores it");
   Entry& e = it->second;
+  if (e.io) complete_io(e, true);  // a read ahead (or a write) still moving: waited for
   auto map = [&] {
     try {
       alloc_.restore(ptr);
     } catch (const Error& err) {
       // Pages of evictions still copying out come back once their copies complete.
-      if (err.code() != Errc::out_of_memory || !leaving_ || settle(true) == 0) throw;
+      if (err.code() != Errc::out_of_memory || !leaving_ || settle_leaving(true) == 0) throw;
       alloc_.restore(ptr);
     }
   };
@@ -634,6 +740,11 @@ ResidencyStats Residency::stats() const {
     s.disk_write_s = disk_->write_seconds();
     s.disk_read_s = disk_->read_seconds();
     s.disk_direct = disk_->direct();
+    for (std::uintptr_t p : moving_) {
+      auto it = entries_.find(p);
+      if (it == entries_.end() || !it->second.io) continue;
+      (it->second.io_write ? s.disk_writing_now : s.disk_reading_now) += it->second.disk->bytes;
+    }
   }
   return s;
 }

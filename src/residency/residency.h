@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <deque>
 #include <exception>
@@ -59,6 +60,8 @@ struct ResidencyStats {
   std::uint64_t evicted_now = 0, evicted_bytes_now = 0;  // allocations (bytes) off the GPU now
   std::uint64_t leaving_now = 0;                         // evictions whose copies are in flight
   std::uint64_t demotions = 0, disk_used = 0, disk_file = 0;  // disk tier: bytes held, file size
+  std::uint64_t fetches = 0, disk_failures = 0;              // read-aheads done; asynchronous moves that failed
+  std::uint64_t disk_writing_now = 0, disk_reading_now = 0;  // bytes of asynchronous moves in flight
   std::uint64_t disk_written = 0, disk_read = 0;             // bytes through the disk tier
   double disk_write_s = 0, disk_read_s = 0;                  // seconds in its file I/O
   bool disk_direct = false;                                  // O_DIRECT (false: buffered, e.g. tmpfs)
@@ -120,6 +123,8 @@ class Residency {
   void ready_all();       // every allocation with a copy pending (before a graph capture begins)
   // Unmaps leaving allocations whose copies completed (`wait`: all of
   // them, blocking until their copies complete); returns how many.
+  // Finished disk moves are completed too; a demotion that failed since the
+  // last settle() is thrown here (Errc::driver), once.
   std::size_t settle(bool wait);
   std::size_t leaving() const { return leaving_; }  // evictions whose copies are in flight
   // The disk tier below the host tier (an O_DIRECT file in `dir`; limit 0:
@@ -128,11 +133,24 @@ class Residency {
   // An evicted allocation's bytes move from the host tier to the disk tier
   // (the host extent is free for others once they are on disk); restore()
   // reads them back through a pinned extent and checks their checksum
-  // before anything is mapped. Synchronous. A leaving allocation is settled
-  // first. Errors: Errc::invalid_argument (not evicted, discarded, asleep,
-  // on disk already, no disk tier), Errc::out_of_memory (disk or its limit
-  // full), Errc::driver (I/O error); the bytes stay in the host tier.
-  void demote(void* ptr);
+  // before anything is mapped. A leaving allocation is settled first.
+  // Errors: Errc::invalid_argument (not evicted, discarded, asleep, on disk
+  // already, no disk tier), Errc::out_of_memory (disk or its limit full),
+  // Errc::driver (I/O error); the bytes stay in the host tier.
+  // Without `wait` the write is queued on the disk tier's I/O threads and
+  // demote returns at once: the host extent is given back once the write
+  // completes (seen by any later residency call); a write that fails leaves
+  // the bytes in the host tier, counted in disk_failures, and the next
+  // settle() throws its error. A restore or free meanwhile waits for the
+  // write and keeps the host copy.
+  void demote(void* ptr, bool wait = true);
+  // Read-ahead: an allocation on disk has its bytes read back into the host
+  // tier on the I/O threads (checked part by part), so that its restore is a
+  // plain copy from the host. Nothing if its bytes are in the host tier or
+  // on their way. A restore meanwhile waits for the read; a failed read
+  // leaves it on disk (the restore then reads it itself and reports the
+  // error). Errc::invalid_argument when not evicted or asleep.
+  void fetch(void* ptr);
 
   // Called on every free of a large allocation (cheap when nothing is tracked).
   void on_free(void* ptr) {
@@ -156,7 +174,11 @@ class Residency {
     bool clean = false;     // resident read-only, and ext still holds its bytes
     std::size_t bytes = 0;  // what is copied: the requested size
     prim::Event leaving = 0;  // an asynchronous eviction's copy (or stream) still running
-    std::optional<DiskTier::Extent> disk;  // its bytes on disk (then ext is empty)
+    std::optional<DiskTier::Extent> disk;  // its bytes on disk (then ext is empty, unless moving)
+    // A disk move in flight (0: none): a demotion (io_write: ext -> disk,
+    // both held) or a read-ahead (disk -> ext, both held).
+    std::uint64_t io = 0;
+    bool io_write = false;
   };
   void finish_eviction(std::uintptr_t ptr, Entry& e);
   void refuse_under_capture(const char* what) const;  // Errc::invalid_argument while a capture runs
@@ -168,6 +190,13 @@ class Residency {
   void arrive(std::uintptr_t ptr);  // its stream waits for a pending restore's copy
   // A restore from disk failed after mapping: waits for the parts' copies and
   // unmaps again (evicted, on disk). If that fails too, throws its own error.
+  // Finishes the disk moves that are done (`wait`: all of them).
+  void poll_io(bool wait);
+  std::size_t settle_leaving(bool wait);  // settle()'s evictions part
+  // One entry's move, waited for: a demotion's bytes end on disk (or, with
+  // keep_host, stay in the host tier), a read-ahead's in the host tier; a
+  // failure leaves them where they were.
+  void complete_io(Entry& e, bool keep_host);
   void unmap_failed_restore(std::uintptr_t ptr, const HostTier::Extent& staging, std::exception_ptr why);
 
   prim::Backend& be_;
@@ -193,6 +222,8 @@ class Residency {
   std::vector<Pending> pending_;  // host extents still read by a restore's copy
   bool asleep_ = false;
   std::size_t leaving_ = 0;  // entries with an eviction in flight
+  std::vector<std::uintptr_t> moving_;  // entries with a disk move in flight
+  std::string io_error_;                // the first failed demotion's error, until settle() reports it
   std::deque<std::uintptr_t> order_;  // leaving entries in the order their copies were queued (may hold stale ones)
   ResidencyStats st_;
 };
