@@ -637,6 +637,15 @@ TEST(DiskTierResidency, AsyncDemoteAndReadAheadBringTheBytesBack) {
   r.dev->fetch(b);
   r.dev->restore(b);
   EXPECT_TRUE(holds(r.be(), b, nb, 12));
+  // A read-ahead while the demotion still writes (or just after): either
+  // way its bytes end in the host tier and the disk holds nothing of it.
+  r.dev->evict(a, Mode::offload);
+  r.dev->demote(a, false);
+  r.dev->fetch(a);
+  r.dev->settle(true);
+  EXPECT_EQ(r.dev->residency_stats().disk_used, 0u);
+  r.dev->restore(a);
+  EXPECT_TRUE(holds(r.be(), a, na, 11));
   r.dev->demote(c, false);
   r.dev->free(c);
   r.dev->settle(true);

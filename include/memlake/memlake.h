@@ -303,6 +303,7 @@ typedef struct memlake_residency_stats {
   uint64_t fetches;                        /* read-aheads completed, in all */
   uint64_t disk_failures;                  /* asynchronous moves that failed, in all */
   uint64_t disk_writing_now, disk_reading_now; /* bytes of asynchronous moves in flight */
+  double disk_busy_seconds;                /* seconds with any disk request in flight, either direction */
 } memlake_residency_stats;
 MEMLAKE_API memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, memlake_residency_stats* stats);
 

@@ -254,17 +254,19 @@ struct DiskTier::Pool {
 
 void DiskTier::busy(bool write, bool begin) {
   std::lock_guard<std::mutex> g(busy_mu_);
-  Busy& b = busy_[write];
-  if (begin) {
-    if (b.active++ == 0) b.since = std::chrono::steady_clock::now();
-  } else if (--b.active == 0) {
-    b.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - b.since).count();
+  const auto now = std::chrono::steady_clock::now();
+  for (Busy* b : {&busy_[write], &busy_[2]}) {
+    if (begin) {
+      if (b->active++ == 0) b->since = now;
+    } else if (--b->active == 0) {
+      b->seconds += std::chrono::duration<double>(now - b->since).count();
+    }
   }
 }
 
-double DiskTier::busy_seconds(bool write) const {
+double DiskTier::busy_seconds(int which) const {
   std::lock_guard<std::mutex> g(busy_mu_);
-  const Busy& b = busy_[write];
+  const Busy& b = busy_[which];
   return b.seconds +
          (b.active ? std::chrono::duration<double>(std::chrono::steady_clock::now() - b.since).count() : 0.0);
 }

@@ -109,6 +109,7 @@ class DiskTier {
   // over seconds is the tier's throughput, moves that overlap counted once.
   double write_seconds() const;
   double read_seconds() const;
+  double busy_seconds() const { return busy_seconds(2); }  // with any request in flight
 
   struct Job;   // one extent's parts (disk_tier.cpp)
   struct Pool;  // the I/O threads, started at the first extent of several parts
@@ -151,9 +152,9 @@ class DiskTier {
     double seconds = 0;
   };
   mutable std::mutex busy_mu_;
-  Busy busy_[2];
+  Busy busy_[3];  // [2]: any request, either direction
   void busy(bool write, bool begin);
-  double busy_seconds(bool write) const;
+  double busy_seconds(int which) const;
 };
 
 inline std::size_t round_block(std::size_t n) { return (n + DiskTier::kBlock - 1) / DiskTier::kBlock * DiskTier::kBlock; }

@@ -157,7 +157,11 @@ void Residency::fetch(void* ptr) {
     throw_error(Errc::invalid_argument, "fetch(" + hex_ptr(r.ptr) + "): not evicted");
   Entry& e = it->second;
   if (e.by_sleep) throw_error(Errc::invalid_argument, "fetch(" + hex_ptr(r.ptr) + "): asleep: wake() restores it");
-  if (e.io || !e.disk) return;  // in the host tier, or on its way (either way)
+  if (e.io) {  // on its way: a demotion still writing keeps its host copy instead
+    if (e.io_write) e.keep = true;
+    return;
+  }
+  if (!e.disk) return;  // in the host tier
   std::optional<HostTier::Extent> ext = host_.take(e.disk->bytes);
   if (!ext) {
     host_.grow(e.disk->bytes);
@@ -184,7 +188,7 @@ void Residency::poll_io(bool wait) {
       moving_[kept++] = moving_[i];
       continue;
     }
-    complete_io(it->second, false);
+    complete_io(it->second, it->second.keep);
   }
   moving_.resize(kept);
 }
@@ -192,6 +196,8 @@ void Residency::poll_io(bool wait) {
 void Residency::complete_io(Entry& e, bool keep_host) {
   const std::uint64_t id = e.io;
   e.io = 0;
+  keep_host = keep_host || e.keep;
+  e.keep = false;
   if (e.io_write) {
     try {
       disk_->finish_write(id, *e.disk);
@@ -205,6 +211,7 @@ void Residency::complete_io(Entry& e, bool keep_host) {
     if (keep_host) {  // wanted back before the write was done: the disk copy is not needed
       disk_->give(*e.disk);
       e.disk.reset();
+      if (e.evicted) ++st_.fetches;  // a read-ahead served from the host copy
       return;
     }
     host_.give(*e.ext);
@@ -740,6 +747,7 @@ ResidencyStats Residency::stats() const {
     s.disk_write_s = disk_->write_seconds();
     s.disk_read_s = disk_->read_seconds();
     s.disk_direct = disk_->direct();
+    s.disk_busy_s = disk_->busy_seconds();
     for (std::uintptr_t p : moving_) {
       auto it = entries_.find(p);
       if (it == entries_.end() || !it->second.io) continue;

@@ -63,7 +63,8 @@ struct ResidencyStats {
   std::uint64_t fetches = 0, disk_failures = 0;              // read-aheads done; asynchronous moves that failed
   std::uint64_t disk_writing_now = 0, disk_reading_now = 0;  // bytes of asynchronous moves in flight
   std::uint64_t disk_written = 0, disk_read = 0;             // bytes through the disk tier
-  double disk_write_s = 0, disk_read_s = 0;                  // seconds in its file I/O
+  double disk_write_s = 0, disk_read_s = 0;                  // seconds with a write (read) in flight
+  double disk_busy_s = 0;                                    // seconds with any request in flight
   bool disk_direct = false;                                  // O_DIRECT (false: buffered, e.g. tmpfs)
   std::uint64_t host_capacity = 0, host_used = 0;        // pinned host tier
   bool asleep = false;
@@ -179,6 +180,7 @@ class Residency {
     // both held) or a read-ahead (disk -> ext, both held).
     std::uint64_t io = 0;
     bool io_write = false;
+    bool keep = false;  // fetched while its demotion was still writing: it stays in the host tier
   };
   void finish_eviction(std::uintptr_t ptr, Entry& e);
   void refuse_under_capture(const char* what) const;  // Errc::invalid_argument while a capture runs
