@@ -14,6 +14,7 @@
 #           O_DIRECT file I/O, 4 GiB) (~60 s)
 #   tier    issues 20, 26: tier_finetune.py speed (ideal, ckpt, 24/32 GiB, 16 GiB
 #           + disk), then `memlake sim` on the profiles it saved; its GPU tests (~450 s)
+#   tiertests issue 20: tests/python/test_tiering_gpu.py alone (~120 s)
 #   tierloss issue 20: the first 5 losses with deterministic (eager) attention,
 #           capped against uncapped (~300 s)
 #   tiermodels issue 20: GPT-NeoX 2.7 B and ResNet-152 against their own ideal (~480 s)
@@ -71,9 +72,12 @@ step_tierloss() {
     --steps 5 --out "$1/losses_b4.json" > "$1/losses_b4.txt" 2>&1
   grep -v '^{' "$1/losses_b4.txt" | tail -6
 }
-step_tier() {
+step_tiertests() {
   timeout 150 python3 -m pytest -q -rA tests/python/test_tiering_gpu.py > "$1/pytest.txt" 2>&1
   tail -3 "$1/pytest.txt"
+}
+step_tier() {
+  step_tiertests "$1"
   timeout "${T_TIER:-360}" python3 bench/tier_finetune.py --configs ideal,ckpt,tier24_ckpt,tier32,tier16_ckpt_disk \
     --out "$1/speed.json" --profile-dir "$1" > "$1/speed.txt" 2>&1
   grep -v '^{' "$1/speed.txt" | tail -12

@@ -88,7 +88,7 @@ class Tiering:
     """The handle tier() returns: stats(), profile(), save_profile(path), close()."""
 
     def __init__(self, model, optimizer, budget=None, host="auto", min_bytes=4 << 20, margin=None,
-                 h2d_gbps=None, d2h_gbps=None, activations=True, act_window=None, host_limit=None, retime_at=2):
+                 h2d_gbps=None, d2h_gbps=None, activations=True, act_window=None, host_limit=None, disk_window=None, retime_at=2):
         from . import torch as _mt
         if not _mt.enabled():
             raise Error("memlake.torch.tier() needs memlake.torch.enable() first: the tensors it moves must be "
@@ -118,6 +118,10 @@ class Tiering:
         # The disk tier (enable(disk_tier=DIR)): optimizer states past host_limit bytes of the host tier
         # are demoted to disk at each iteration's end and read back when restored.
         self.host_limit = _bytes(host_limit, "host_limit")
+        # Read-ahead: states on disk come back into the host tier on the disk tier's I/O threads, in
+        # the order of their restores, while the host tier holds at most host_limit + disk_window.
+        self.disk_window = _bytes(disk_window, "disk_window") if disk_window is not None else 1 << 30
+        self._disk_queue = []         # parameters on disk, in their restores' order, not read ahead yet
         self._gbps = (h2d_gbps, d2h_gbps)
         names = {p: n for n, p in model.named_parameters()}
         # One optimizer per parameter, of the user's class and with its group's hyperparameters.
@@ -158,11 +162,13 @@ class Tiering:
         self._plan = None
         self._profile = None
         self._st = dict(steps_in_backward=0, steps_after_backward=0, restores_planned=0, restores_on_demand=0,
-                        evictions=0, evicted_bytes=0, restored_bytes=0, demoted_bytes=0, disk_write_s=0.0,
+                        evictions=0, evicted_bytes=0, restored_bytes=0, demoted_bytes=0, disk_write_s=0.0, fetched_bytes=0,
                         disk_restored_bytes=0, disk_read_s=0.0, retimed_at=None, retime_skipped=0)
         self._hooks = [p.register_post_accumulate_grad_hook(self._on_grad) for p in self._params]
         if isinstance(model, _torch.nn.Module):
             self._hooks.append(model.register_forward_pre_hook(self._on_forward))
+            if self.host_limit is not None:  # the read-ahead goes on through the forward
+                self._hooks += [m.register_forward_pre_hook(self._on_module) for m in model.modules()]
         # Bound to the optimizer (LR schedulers re-bind optimizer.step's
         # function to the optimizer: a method of this object would break).
         self._user_step, self._user_state_dict = optimizer.step, optimizer.state_dict
@@ -198,6 +204,8 @@ class Tiering:
         if not out:
             return
         t0 = _time.perf_counter() if self._on_disk[i] else None
+        if t0 is not None and i in self._disk_queue:
+            self._disk_queue.remove(i)  # restored before its read-ahead: read here
         while out:  # what came back is off the list at once: a failure leaves the rest to retry
             v = out[0]
             try:
@@ -211,7 +219,7 @@ class Tiering:
             self._st["restored_bytes"] += v.nbytes
             if t0 is not None:
                 self._st["disk_restored_bytes"] += v.nbytes
-        if t0 is not None:  # the read from disk is synchronous (into the pinned tier, then the copy is queued)
+        if t0 is not None:  # the wait for the read from disk (none when read ahead in time)
             self._st["disk_read_s"] += _time.perf_counter() - t0
             self._on_disk[i] = False
             self._read_from_disk.add(i)
@@ -268,10 +276,11 @@ class Tiering:
         st, gib = self._st, float(1 << 30)
         if self.host_limit is not None:  # the disk run: the host tier's limit and the disk's measured rates
             machine.append(f"host_bytes={int(self.host_limit)}")
-            if st["disk_restored_bytes"] and st["disk_read_s"] > 0:
-                machine.append(f"ssd_read={st['disk_restored_bytes'] / st['disk_read_s'] / gib:.9g}")
-            if st["demoted_bytes"] and st["disk_write_s"] > 0:
-                machine.append(f"ssd_write={st['demoted_bytes'] / st['disk_write_s'] / gib:.9g}")
+            r = _res.residency_stats(device=self.device)  # the disk tier's own rates (busy time)
+            if r["disk_read"] and r["disk_read_seconds"] > 0:
+                machine.append(f"ssd_read={r['disk_read'] / r['disk_read_seconds'] / gib:.9g}")
+            if r["disk_written"] and r["disk_write_seconds"] > 0:
+                machine.append(f"ssd_write={r['disk_written'] / r['disk_write_seconds'] / gib:.9g}")
         return _timeline_profile_text(t, name="tier", machine=machine)
 
     def _act_budget(self, nonact, must_keep, candidates):
@@ -316,6 +325,10 @@ class Tiering:
         if self._tiered[i]:
             self._evict(i)
 
+    def _on_module(self, module, args):
+        if self._disk_queue:
+            self._fetch_ahead()
+
     def _on_forward(self, module, args):
         """A timed iteration (the profile, the retime) starts at its last grad-enabled forward before
         backward: an evaluation forward (no_grad) is not it, and one that raised or was never
@@ -347,6 +360,8 @@ class Tiering:
             self._events.append(ev)
         self._step_one(i)
         self._st["steps_in_backward"] += 1
+        if self._disk_queue:
+            self._fetch_ahead()
         for j in self._issue_at.get(pos, ()):
             # A state on disk is read here, on this thread: timed, its wait is not compute (approximately:
             # the events measure the GPU's idle time only once its queue has drained).
@@ -392,24 +407,26 @@ class Tiering:
 
     def _demote_past_limit(self):
         """States beyond host_limit bytes of the host tier go to the disk tier, those restored latest in
-        the next iteration first (the most time for their reads). Blocking: each waits for its copy
-        out, then writes (O_DIRECT where the file system allows it)."""
+        the next iteration first (the most time for their reads). Each waits for its copy out, then
+        its write is queued on the disk tier's I/O threads (O_DIRECT where the file system allows it)
+        and the host copy goes once written; the states on disk are then read ahead (_fetch_ahead).
+        A write that failed since the last iteration raises here (its bytes stayed in the host tier)."""
+        t0 = _time.perf_counter()
+        _res.settle(wait=False, device=self.device)
         used = _res.residency_stats(device=self.device)["host_used"]
-        if used <= self.host_limit:
-            return
         at = {}
         for pos, js in self._issue_at.items():
             for j in js:
                 at[j] = pos
+        restore_at = lambda i: at.get(i, len(self._params))  # noqa: E731 (not restored ahead: at its step)
         order = sorted((i for i in range(len(self._params)) if self._out[i] and not self._on_disk[i]),
-                       key=lambda i: -at.get(i, len(self._params)))
-        t0 = _time.perf_counter()
+                       key=lambda i: -restore_at(i))
         for i in order:
             if used <= self.host_limit:
                 break
             for v in self._out[i]:
-                try:  # an error (disk full, I/O): the bytes stay in the host tier
-                    _res.demote(v, device=self.device)
+                try:  # an error (disk full): the bytes stay in the host tier
+                    _res.demote(v, device=self.device, wait=False)
                 except InvalidArgumentError as e:
                     if "no disk tier" in str(e):
                         raise InvalidArgumentError("tier(host_limit=...): no disk tier; call memlake.torch.enable("
@@ -418,7 +435,27 @@ class Tiering:
                 used -= v.nbytes
                 self._st["demoted_bytes"] += v.nbytes
             self._on_disk[i] = True
+        self._disk_queue = sorted((i for i in range(len(self._params)) if self._on_disk[i] and self._out[i]),
+                                  key=restore_at)
         self._st["disk_write_s"] += _time.perf_counter() - t0
+        self._fetch_ahead()
+
+    def _fetch_ahead(self):
+        """Reads the states on disk back into the host tier ahead of their restores, in the order of
+        those restores, while the host tier holds at most host_limit + disk_window (restores during
+        backward free room as they go). Called at the iteration's end, at each module's forward and
+        at each step in backward."""
+        room = self.host_limit + self.disk_window - _res.residency_stats(device=self.device)["host_used"]
+        while self._disk_queue:
+            i = self._disk_queue[0]
+            b = sum(v.nbytes for v in self._out[i])
+            if b > room:
+                return
+            for v in self._out[i]:
+                _res.fetch(v, device=self.device)
+            room -= b
+            self._disk_queue.pop(0)
+            self._st["fetched_bytes"] += b
 
     def _state_dict(self):
         # Every state back on the GPU first: a state_dict (torch.save) reads them.
@@ -560,9 +597,12 @@ class Tiering:
         out = dict(self._st, iteration=self._iteration, planned=self._plan is not None,
                    tiered_params=sum(self._tiered), params=len(self._params),
                    host_tier_used=r["host_used"], evicted_bytes_now=r["evicted_bytes_now"],
-                   # the disk tier's own file I/O (disk_write_s / disk_read_s above include the waits around it)
+                   # the disk tier's own file I/O (busy time of each direction, and of either); disk_write_s /
+                   # disk_read_s above are the host's: issuing the demotions, waiting in restores for reads
                    disk_io_written=r.get("disk_written", 0), disk_io_read=r.get("disk_read", 0),
-                   disk_io_write_s=r.get("disk_write_seconds", 0.0), disk_io_read_s=r.get("disk_read_seconds", 0.0))
+                   disk_io_write_s=r.get("disk_write_seconds", 0.0), disk_io_read_s=r.get("disk_read_seconds", 0.0),
+                   disk_io_busy_s=r.get("disk_busy_seconds", 0.0), disk_fetches=r.get("fetches", 0),
+                   disk_failures=r.get("disk_failures", 0))
         if self._plan:
             out.update(plan_window_bytes=self._plan["window_bytes"], plan_resident_bytes=self._plan["resident_bytes"],
                        plan_stall_ms=self._plan["stall_ms"])
@@ -622,7 +662,10 @@ def tier(model, optimizer, budget=None, host="auto", **kw):
     saved activations (with a budget; default True); act_window: bytes restored
     ahead of backward (default max(256 MiB, budget/32)); host_limit: bytes of
     the host tier optimizer states may hold, the rest go to the disk tier at
-    each iteration's end (needs enable(disk_tier=DIR)); retime_at: how many iterations after
+    each iteration's end (needs enable(disk_tier=DIR)), written and read back
+    ahead of their restores on the disk tier's I/O threads; disk_window: bytes
+    the read-ahead may add to the host tier above host_limit (default 1 GiB);
+    retime_at: how many iterations after
     the profile one is timed again to plan the states on steady times (default 2; None: keep
     the profile's). Returns a Tiering handle."""
     return Tiering(model, optimizer, budget=budget, host=host, **kw)

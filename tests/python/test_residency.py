@@ -163,6 +163,36 @@ def test_evict_demote_restore_through_the_disk_tier(tmp_path):
         a.close()
 
 
+def test_asynchronous_demotion_and_read_ahead(tmp_path):
+    a = memlake.Allocator(backend="host", granularity="64K", small_max="16K", disk_tier=str(tmp_path))
+    try:
+        ps = [a.alloc(3_000_000 + k) for k in range(3)]
+        datas = [bytes((i * (k + 3)) & 0xFF for i in range(3_000_000 + k)) for k in range(3)]
+        for p, d in zip(ps, datas):
+            _write(p, d)
+            memlake.evict(p, allocator=a)
+            memlake.demote(p, allocator=a, wait=False)  # queued on the disk tier's threads
+        memlake.settle(allocator=a)  # every write done
+        s = memlake.residency_stats(allocator=a)
+        assert s["demotions"] == 3 and s["disk_writing_now"] == 0 and s["disk_used"] >= 9_000_000
+        memlake.fetch(ps[0], allocator=a)  # read back into the host tier ahead of its restore
+        memlake.fetch(ps[1], allocator=a)
+        memlake.settle(allocator=a)
+        s = memlake.residency_stats(allocator=a)
+        assert s["fetches"] == 2 and s["disk_failures"] == 0 and 3_000_000 <= s["disk_used"] < 4_000_000
+        assert s["disk_busy_seconds"] > 0
+        for p, d in zip(ps, datas):
+            memlake.restore(p, allocator=a)
+            assert _read(p, len(d)) == d
+        assert memlake.residency_stats(allocator=a)["disk_used"] == 0
+        with pytest.raises(memlake.InvalidArgumentError):
+            memlake.fetch(ps[0], allocator=a)  # not evicted
+        for p in ps:
+            a.free(p)
+    finally:
+        a.close()
+
+
 def test_a_restore_without_a_wait_and_ready(alloc):
     p = alloc.alloc(400_000)
     data = bytes((i * 13) & 0xFF for i in range(400_000))
