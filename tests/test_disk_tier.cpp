@@ -288,9 +288,13 @@ TEST(DiskTier, AsyncFailuresComeAtTheFinishAndChangeNothing) {
   ops.fail_read = 0;
   t.finish_read(t.start_read(e, b.p), e);
   EXPECT_EQ(std::memcmp(a.p, b.p, n), 0);
-  // A move never finished: the tier's end waits for its requests (no thread writes a freed buffer).
-  DiskTier::Extent left;
-  t.start_write(a.p, n, left);
+  // A move never finished: the tier's end waits for its requests (no thread
+  // reads the buffer, which outlives the tier, after it).
+  {
+    DiskTier t2(d.path, 0);
+    DiskTier::Extent left;
+    t2.start_write(a.p, n, left);
+  }
 }
 
 TEST(DiskTier, TheFileIsUnnamedAndPrivate) {
