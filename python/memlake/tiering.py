@@ -88,7 +88,7 @@ class Tiering:
     """The handle tier() returns: stats(), profile(), save_profile(path), close()."""
 
     def __init__(self, model, optimizer, budget=None, host="auto", min_bytes=4 << 20, margin=None,
-                 h2d_gbps=None, d2h_gbps=None, activations=True, act_window=None, host_limit=None, disk_window=None, retime_at=2):
+                 h2d_gbps=None, d2h_gbps=None, activations=True, act_window=None, host_limit=None, retime_at=2):
         from . import torch as _mt
         if not _mt.enabled():
             raise Error("memlake.torch.tier() needs memlake.torch.enable() first: the tensors it moves must be "
@@ -119,8 +119,7 @@ class Tiering:
         # are demoted to disk at each iteration's end and read back when restored.
         self.host_limit = _bytes(host_limit, "host_limit")
         # Read-ahead: states on disk come back into the host tier on the disk tier's I/O threads, in
-        # the order of their restores, while the host tier holds at most host_limit + disk_window.
-        self.disk_window = _bytes(disk_window, "disk_window") if disk_window is not None else 1 << 30
+        # the order of their restores, as restores free room under host_limit.
         self._disk_queue = []         # parameters on disk, in their restores' order, not read ahead yet
         self._gbps = (h2d_gbps, d2h_gbps)
         names = {p: n for n, p in model.named_parameters()}
@@ -399,6 +398,7 @@ class Tiering:
             self._read_from_disk.clear()
         if self.host_limit is not None:
             self._demote_past_limit()
+            self._fetch_ahead()
         self._iteration += 1
         self.optimizer._opt_called = True  # what LR schedulers check
         # The first positions' restores for the next iteration: issued now.
@@ -421,40 +421,42 @@ class Tiering:
         restore_at = lambda i: at.get(i, len(self._params))  # noqa: E731 (not restored ahead: at its step)
         order = sorted((i for i in range(len(self._params)) if self._out[i] and not self._on_disk[i]),
                        key=lambda i: -restore_at(i))
-        for i in order:
-            if used <= self.host_limit:
-                break
-            for v in self._out[i]:
-                try:  # an error (disk full): the bytes stay in the host tier
-                    _res.demote(v, device=self.device, wait=False)
-                except InvalidArgumentError as e:
-                    if "no disk tier" in str(e):
-                        raise InvalidArgumentError("tier(host_limit=...): no disk tier; call memlake.torch.enable("
-                                                   "disk_tier=DIR) with a directory on local disk") from None
-                    raise
-                used -= v.nbytes
-                self._st["demoted_bytes"] += v.nbytes
-            self._on_disk[i] = True
-        self._disk_queue = sorted((i for i in range(len(self._params)) if self._on_disk[i] and self._out[i]),
-                                  key=restore_at)
-        self._st["disk_write_s"] += _time.perf_counter() - t0
-        self._fetch_ahead()
+        try:
+            for i in order:
+                if used <= self.host_limit:
+                    break
+                self._on_disk[i] = True  # from its first tensor on (a restore then times it as a disk read)
+                for v in self._out[i]:
+                    try:  # an error (disk full): raised; the bytes stay in the host tier
+                        _res.demote(v, device=self.device, wait=False)
+                    except InvalidArgumentError as e:
+                        if "no disk tier" in str(e):
+                            raise InvalidArgumentError("tier(host_limit=...): no disk tier; call memlake.torch."
+                                                       "enable(disk_tier=DIR) with a directory on local disk") from None
+                        raise
+                    used -= v.nbytes
+                    self._st["demoted_bytes"] += v.nbytes
+        finally:
+            self._disk_queue = sorted((i for i in range(len(self._params)) if self._on_disk[i] and self._out[i]),
+                                      key=restore_at)
+            self._st["disk_write_s"] += _time.perf_counter() - t0
 
     def _fetch_ahead(self):
         """Reads the states on disk back into the host tier ahead of their restores, in the order of
-        those restores, while the host tier holds at most host_limit + disk_window (restores during
-        backward free room as they go). Called at the iteration's end, at each module's forward and
-        at each step in backward."""
-        room = self.host_limit + self.disk_window - _res.residency_stats(device=self.device)["host_used"]
+        those restores, as far as the host tier has room under host_limit (restores in backward free
+        it as they go; the demotions' writes free it as they finish). Called at the iteration's end,
+        at each module's forward and at each step in backward."""
+        _res.settle(wait=False, device=self.device)  # moves and copies that are over give their room back
+        room = self.host_limit - _res.residency_stats(device=self.device)["host_used"]
         while self._disk_queue:
             i = self._disk_queue[0]
             b = sum(v.nbytes for v in self._out[i])
             if b > room:
                 return
+            self._disk_queue.pop(0)  # taken before the calls: an error does not repeat at every hook
             for v in self._out[i]:
                 _res.fetch(v, device=self.device)
             room -= b
-            self._disk_queue.pop(0)
             self._st["fetched_bytes"] += b
 
     def _state_dict(self):
@@ -662,10 +664,9 @@ def tier(model, optimizer, budget=None, host="auto", **kw):
     saved activations (with a budget; default True); act_window: bytes restored
     ahead of backward (default max(256 MiB, budget/32)); host_limit: bytes of
     the host tier optimizer states may hold, the rest go to the disk tier at
-    each iteration's end (needs enable(disk_tier=DIR)), written and read back
-    ahead of their restores on the disk tier's I/O threads; disk_window: bytes
-    the read-ahead may add to the host tier above host_limit (default 1 GiB);
-    retime_at: how many iterations after
+    each iteration's end (needs enable(disk_tier=DIR)), written, and read back
+    ahead of their restores as room frees under the limit, on the disk tier's
+    I/O threads; retime_at: how many iterations after
     the profile one is timed again to plan the states on steady times (default 2; None: keep
     the profile's). Returns a Tiering handle."""
     return Tiering(model, optimizer, budget=budget, host=host, **kw)

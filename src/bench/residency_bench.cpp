@@ -184,6 +184,15 @@ std::vector<ResidencySample> run_residency_bench(const ResidencyBenchConfig& cfg
                          be.synchronize_device();
                        }) / 1e9;
       for (void* p : set[1 - in]) dev.evict(p, residency::Mode::offload);
+      // The same across calls: every piece's move queued at once, on the tier's I/O threads.
+      s.demote_async = static_cast<double>(s.bytes) / timed([&] {
+                         for (void* p : set[1 - in]) dev.demote(p, /*wait=*/false);
+                         dev.settle(true);
+                       }) / 1e9;
+      s.fetch = static_cast<double>(s.bytes) / timed([&] {
+                  for (void* p : set[1 - in]) dev.fetch(p);
+                  dev.settle(true);
+                }) / 1e9;
     }
     for (void* p : set[1 - in]) dev.restore(p);
     be.synchronize_device();
@@ -225,14 +234,15 @@ std::string residency_table(const std::vector<ResidencySample>& v) {
   if (!disk) return o;
   o += "\nthe disk tier (GB/s, once; plain: O_DIRECT file writes and reads of as many bytes from pinned memory, the better of "
        "64 MiB requests one at a time and the tier's parts as many in flight as it keeps)\n"
-       "size        plain write  demote (x)      plain read  restore from disk (x)  O_DIRECT\n";
+       "size        plain write  demote (x)      async (x)       plain read  restore from disk (x)  read-ahead (x)  O_DIRECT\n";
   for (const auto& s : v) {
     char b[256];
-    std::snprintf(b, sizeof b, "%-11s %11s  %-14s  %10s  %-21s  %s\n", short_size(s.bytes).c_str(),
+    std::snprintf(b, sizeof b, "%-11s %11s  %-14s  %-14s  %10s  %-21s  %-14s  %s\n", short_size(s.bytes).c_str(),
                   fixed(s.plain_write, 2).c_str(), (fixed(s.demote, 2) + " (" + fixed(s.demote / s.plain_write, 2) + ")").c_str(),
+                  (fixed(s.demote_async, 2) + " (" + fixed(s.demote_async / s.plain_write, 2) + ")").c_str(),
                   fixed(s.plain_read, 2).c_str(),
                   (fixed(s.disk_restore, 2) + " (" + fixed(s.disk_restore / s.plain_read, 2) + ")").c_str(),
-                  s.disk_direct ? "yes" : "no");
+                  (fixed(s.fetch, 2) + " (" + fixed(s.fetch / s.plain_read, 2) + ")").c_str(), s.disk_direct ? "yes" : "no");
     o += b;
   }
   return o;
@@ -248,6 +258,7 @@ std::string residency_json(const std::vector<ResidencySample>& v) {
          ",\"plain_both_gbps\":" + fixed(s.plain_both, 3) + ",\"both_gbps\":" + fixed(s.both, 3) +
          (s.disk ? ",\"plain_write_gbps\":" + fixed(s.plain_write, 3) + ",\"demote_gbps\":" + fixed(s.demote, 3) +
                        ",\"plain_read_gbps\":" + fixed(s.plain_read, 3) + ",\"disk_restore_gbps\":" + fixed(s.disk_restore, 3) +
+                       ",\"demote_async_gbps\":" + fixed(s.demote_async, 3) + ",\"fetch_gbps\":" + fixed(s.fetch, 3) +
                        ",\"disk_direct\":" + (s.disk_direct ? "true" : "false")
                  : std::string()) +
          ",\"verified\":" + (s.verified ? "true" : "false") + "}";

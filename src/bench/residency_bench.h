@@ -25,6 +25,8 @@ struct ResidencySample {
   // in the same directory (the disk's ceiling).
   bool disk = false, disk_direct = false;
   double plain_write = 0, demote = 0, plain_read = 0, disk_restore = 0;
+  // Asynchronous: every piece's demotion queued, then settled; every piece read ahead (fetch), then settled.
+  double demote_async = 0, fetch = 0;
   bool verified = false;  // every allocation's sampled bytes intact after the round trips
 };
 

@@ -70,7 +70,7 @@ void* DeviceAllocator::alloc(std::size_t size, prim::Stream stream) {
     } catch (const Error& e) {
       // Pages of evictions still copying out come back once their copies
       // complete: wait for them, then try once more.
-      if (e.code() != Errc::out_of_memory || !res_.leaving() || res_.settle(true) == 0) throw;
+      if (e.code() != Errc::out_of_memory || !res_.leaving() || res_.settle_leaving(true) == 0) throw;
       p = alloc_.alloc(size, stream, &info, current_label());
     }
     rec_.on_alloc(size, info, alloc_.gauges());

@@ -168,7 +168,7 @@ struct DiskTier::Job {
   const std::size_t off, n, bytes, parts;
   std::size_t next = 0, finished = 0;  // parts claimed, parts over (moved or failed)
   bool stop = false;                   // claim nothing more
-  bool ended = false;                  // its busy time is counted
+  bool started = false, ended = false;  // its first part was claimed; its busy time is counted
   std::vector<std::uint32_t> crc;
   std::vector<char> done;
   std::exception_ptr err;  // the failure of the lowest part that failed
@@ -207,10 +207,21 @@ struct DiskTier::Pool {
     }
     return nullptr;
   }
-  void push(DiskTier& t, Job& j) {
-    t.busy(j.write, true);
-    queue[j.write].push_back(&j);
+  // A read the caller waits for (a restore) goes before the read-aheads queued.
+  void push(Job& j, bool front = false) {
+    auto& q = queue[j.write];
+    if (front)
+      q.push_front(&j);
+    else
+      q.push_back(&j);
     work.notify_all();
+  }
+  // Busy from the first part claimed (not while queued behind others) to the last one over.
+  static void claim(DiskTier& t, Job& j) {
+    if (j.next++ == 0) {
+      j.started = true;
+      t.busy(j.write, true);
+    }
   }
   void unqueue(Job& j) {
     auto& q = queue[j.write];
@@ -219,7 +230,7 @@ struct DiskTier::Pool {
   static void end_if_over(DiskTier& t, Job& j) {
     if (j.ended || !j.over()) return;
     j.ended = true;
-    t.busy(j.write, false);
+    if (j.started) t.busy(j.write, false);
   }
   void loop(DiskTier& t) {
     std::unique_lock<std::mutex> l(mu);
@@ -228,7 +239,8 @@ struct DiskTier::Pool {
       work.wait(l, [&] { return quit || (jp = claimable()) != nullptr; });
       if (quit) return;
       Job& j = *jp;
-      const std::size_t i = j.next++;
+      const std::size_t i = j.next;
+      claim(t, j);
       l.unlock();
       std::uint32_t c = 0;
       std::exception_ptr e;
@@ -313,7 +325,7 @@ std::uint32_t DiskTier::move(bool write, void* buf, std::size_t bytes, std::size
 void DiskTier::run(Job& j, const std::function<void()>& meanwhile, const std::function<void(std::size_t)>& part) {
   Pool& p = pool();
   std::unique_lock<std::mutex> l(p.mu);
-  p.push(*this, j);
+  p.push(j, /*front=*/!j.write);
   std::exception_ptr err;
   try {
     if (meanwhile) {
@@ -361,7 +373,7 @@ void DiskTier::unplace(const Extent& e) {
 
 std::uint32_t DiskTier::move_one(bool write, void* buf, std::size_t bytes, std::size_t n, std::size_t off) {
   // One part, on the caller's thread: busy while it moves.
-  busy(write, true);
+  busy(write, true);  // (not through the pool: its busy count is shared, under busy_mu_)
   struct End {
     DiskTier& t;
     bool w;
@@ -425,7 +437,7 @@ std::uint64_t DiskTier::start(std::unique_ptr<Job> j) {
   Job& job = *j;
   async_.emplace(id, std::move(j));
   std::lock_guard<std::mutex> g(p.mu);
-  p.push(*this, job);
+  p.push(job);
   return id;
 }
 
@@ -473,6 +485,21 @@ std::unique_ptr<DiskTier::Job> DiskTier::collect(std::uint64_t id) {
   std::lock_guard<std::mutex> g(pool_->mu);
   pool_->unqueue(*j);
   return j;
+}
+
+void DiskTier::cancel(std::uint64_t id, const Extent& e) {
+  auto it = async_.find(id);
+  if (it == async_.end()) throw_error(Errc::internal, "disk tier: no move " + std::to_string(id) + " in flight");
+  const std::unique_ptr<Job> j = std::move(it->second);
+  async_.erase(it);
+  {
+    std::unique_lock<std::mutex> l(pool_->mu);
+    j->stop = true;  // nothing more is claimed; the parts in flight finish
+    pool_->progress.wait(l, [&] { return j->finished == j->next; });
+    pool_->unqueue(*j);
+    Pool::end_if_over(*this, *j);
+  }
+  if (j->write) unplace(e);
 }
 
 void DiskTier::finish_write(std::uint64_t id, Extent& e) {

@@ -95,6 +95,10 @@ class DiskTier {
   // meaningful) and the extent stays the caller's either way.
   std::uint64_t start_read(const Extent& e, void* buf);
   void finish_read(std::uint64_t id, const Extent& e);
+  // Stops a move: nothing more of it is issued, the requests in flight
+  // finish (at most kDepth parts), errors are dropped. A write's range goes
+  // back (its bytes were not needed); a read's buffer holds nothing meaningful.
+  void cancel(std::uint64_t id, const Extent& e);
   bool done(std::uint64_t id);  // no request of the move is in flight any more
   void wait(std::uint64_t id);  // until done(id)
   std::size_t moving() const { return async_.size(); }  // asynchronous moves not finished

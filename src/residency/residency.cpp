@@ -110,6 +110,7 @@ void Residency::give(Entry& e) {
 }
 
 void Residency::set_disk(const std::string& dir, std::size_t limit, FileOps* ops) {
+  poll_io(true);
   if (disk_ && disk_->used())
     throw_error(Errc::invalid_argument, "disk tier: " + format_bytes(disk_->used()) + " still on disk in " + disk_->dir());
   disk_ = dir.empty() ? nullptr : std::make_unique<DiskTier>(dir, limit, ops);
@@ -129,16 +130,20 @@ void Residency::demote(void* ptr, bool wait) {
     throw_error(Errc::invalid_argument, "demote(" + hex_ptr(r.ptr) + "): not evicted (evict it first)");
   Entry& e = it->second;
   if (e.by_sleep) throw_error(Errc::invalid_argument, "demote(" + hex_ptr(r.ptr) + "): asleep: wake() restores it");
-  if (e.io && !e.io_write) complete_io(e, true);  // read back ahead: its bytes are in the host tier again
+  if (e.io && !e.io_write) {  // being read ahead: it stays on disk, where it is wanted
+    cancel_io(e);
+    return;
+  }
   if (e.disk) throw_error(Errc::invalid_argument, "demote(" + hex_ptr(r.ptr) + "): on disk already");
   if (!e.ext) throw_error(Errc::invalid_argument, "demote(" + hex_ptr(r.ptr) + "): discarded, there are no bytes to keep");
   if (!wait) {
+    moving_.reserve(moving_.size() + 1);  // nothing can fail once the write is queued
     DiskTier::Extent d;
     const std::uint64_t id = disk_->start_write(host_.addr(*e.ext), e.bytes, d);  // throws: nothing queued
     e.disk = std::move(d);
     e.io = id;
     e.io_write = true;
-    moving_.push_back(r.ptr);
+    if (std::find(moving_.begin(), moving_.end(), r.ptr) == moving_.end()) moving_.push_back(r.ptr);
     return;
   }
   e.disk = disk_->write(host_.addr(*e.ext), e.bytes);  // throws: the bytes stay in the host tier
@@ -157,8 +162,8 @@ void Residency::fetch(void* ptr) {
     throw_error(Errc::invalid_argument, "fetch(" + hex_ptr(r.ptr) + "): not evicted");
   Entry& e = it->second;
   if (e.by_sleep) throw_error(Errc::invalid_argument, "fetch(" + hex_ptr(r.ptr) + "): asleep: wake() restores it");
-  if (e.io) {  // on its way: a demotion still writing keeps its host copy instead
-    if (e.io_write) e.keep = true;
+  if (e.io) {  // a demotion still writing is stopped (its bytes are in the host tier); a read is on its way
+    if (e.io_write) cancel_io(e);
     return;
   }
   if (!e.disk) return;  // in the host tier
@@ -168,6 +173,7 @@ void Residency::fetch(void* ptr) {
     ext = host_.take(e.disk->bytes);
   }
   try {
+    moving_.reserve(moving_.size() + 1);
     e.io = disk_->start_read(*e.disk, host_.addr(*ext));
   } catch (...) {
     host_.give(*ext);
@@ -175,7 +181,7 @@ void Residency::fetch(void* ptr) {
   }
   e.io_write = false;
   e.ext = ext;
-  moving_.push_back(r.ptr);
+  if (std::find(moving_.begin(), moving_.end(), r.ptr) == moving_.end()) moving_.push_back(r.ptr);
 }
 
 void Residency::poll_io(bool wait) {
@@ -188,16 +194,14 @@ void Residency::poll_io(bool wait) {
       moving_[kept++] = moving_[i];
       continue;
     }
-    complete_io(it->second, it->second.keep);
+    complete_io(it->second);
   }
   moving_.resize(kept);
 }
 
-void Residency::complete_io(Entry& e, bool keep_host) {
+void Residency::complete_io(Entry& e) {
   const std::uint64_t id = e.io;
   e.io = 0;
-  keep_host = keep_host || e.keep;
-  e.keep = false;
   if (e.io_write) {
     try {
       disk_->finish_write(id, *e.disk);
@@ -206,12 +210,6 @@ void Residency::complete_io(Entry& e, bool keep_host) {
       e.disk.reset();
       ++st_.disk_failures;
       if (io_error_.empty()) io_error_ = std::string("demote (asynchronous): ") + x.what() + "; the bytes stay in the host tier";
-      return;
-    }
-    if (keep_host) {  // wanted back before the write was done: the disk copy is not needed
-      disk_->give(*e.disk);
-      e.disk.reset();
-      if (e.evicted) ++st_.fetches;  // a read-ahead served from the host copy
       return;
     }
     host_.give(*e.ext);
@@ -233,10 +231,22 @@ void Residency::complete_io(Entry& e, bool keep_host) {
   }
 }
 
+void Residency::cancel_io(Entry& e) {
+  const std::uint64_t id = e.io;
+  e.io = 0;
+  disk_->cancel(id, *e.disk);
+  if (e.io_write) {  // the bytes never left the host tier
+    e.disk.reset();
+  } else {  // still on disk
+    host_.give(*e.ext);
+    e.ext.reset();
+  }
+}
+
 void Residency::forget(std::uintptr_t ptr) {
   auto it = entries_.find(ptr);
   if (it == entries_.end()) return;
-  if (it->second.io) complete_io(it->second, true);  // no I/O thread is left with its extents
+  if (it->second.io) cancel_io(it->second);  // no I/O thread is left with its extents
   if (it->second.leaving) {
     // The eviction's copy reads pages the free hands back: it completes
     // before they can be reused or unmapped.
@@ -588,6 +598,7 @@ void Residency::cancel_eviction(std::uintptr_t ptr) {
 std::size_t Residency::settle(bool wait) {
   const std::size_t n = settle_leaving(wait);
   poll_io(wait);
+  reclaim(false);  // host extents of restores whose copies completed
   if (!io_error_.empty()) {
     const std::string why = std::move(io_error_);
     io_error_.clear();
@@ -640,7 +651,12 @@ void Residency::restore(void* ptr, bool wait) {
   if (!r.evicted || it == entries_.end()) throw_error(Errc::invalid_argument, "restore(" + hex_ptr(r.ptr) + "): not evicted");
   if (it->second.by_sleep) throw_error(Errc::invalid_argument, "restore(" + hex_ptr(r.ptr) + "): asleep: wake() restores it");
   Entry& e = it->second;
-  if (e.io) complete_io(e, true);  // a read ahead (or a write) still moving: waited for
+  if (e.io) {
+    if (e.io_write)
+      cancel_io(e);  // the bytes are still in the host tier: the write is not needed
+    else
+      complete_io(e);  // a read-ahead on its way: waited for (if it failed, the read below reports why)
+  }
   auto map = [&] {
     try {
       alloc_.restore(ptr);

@@ -142,13 +142,15 @@ class Residency {
   // demote returns at once: the host extent is given back once the write
   // completes (seen by any later residency call); a write that fails leaves
   // the bytes in the host tier, counted in disk_failures, and the next
-  // settle() throws its error. A restore or free meanwhile waits for the
-  // write and keeps the host copy.
+  // settle() throws its error. A restore or free meanwhile stops the write
+  // (waiting only for its requests in flight: the bytes are still in the
+  // host tier). A demote of
+  // an allocation being read ahead stops the read (it is on disk).
   void demote(void* ptr, bool wait = true);
   // Read-ahead: an allocation on disk has its bytes read back into the host
   // tier on the I/O threads (checked part by part), so that its restore is a
   // plain copy from the host. Nothing if its bytes are in the host tier or
-  // on their way. A restore meanwhile waits for the read; a failed read
+  // on their way; a demotion still writing is stopped (they stay in the host). A restore meanwhile waits for the read; a failed read
   // leaves it on disk (the restore then reads it itself and reports the
   // error). Errc::invalid_argument when not evicted or asleep.
   void fetch(void* ptr);
@@ -180,7 +182,6 @@ class Residency {
     // both held) or a read-ahead (disk -> ext, both held).
     std::uint64_t io = 0;
     bool io_write = false;
-    bool keep = false;  // fetched while its demotion was still writing: it stays in the host tier
   };
   void finish_eviction(std::uintptr_t ptr, Entry& e);
   void refuse_under_capture(const char* what) const;  // Errc::invalid_argument while a capture runs
@@ -194,11 +195,15 @@ class Residency {
   // unmaps again (evicted, on disk). If that fails too, throws its own error.
   // Finishes the disk moves that are done (`wait`: all of them).
   void poll_io(bool wait);
-  std::size_t settle_leaving(bool wait);  // settle()'s evictions part
-  // One entry's move, waited for: a demotion's bytes end on disk (or, with
-  // keep_host, stay in the host tier), a read-ahead's in the host tier; a
-  // failure leaves them where they were.
-  void complete_io(Entry& e, bool keep_host);
+  // One entry's move, waited for: a demotion's bytes end on disk, a
+  // read-ahead's in the host tier; a failure leaves them where they were.
+  void complete_io(Entry& e);
+  // One entry's move, stopped (waits only for its requests in flight): a
+  // demotion's bytes stay in the host tier, a read-ahead's on disk.
+  void cancel_io(Entry& e);
+public:
+  std::size_t settle_leaving(bool wait);  // settle()'s evictions part (an allocation's out-of-memory retry)
+private:
   void unmap_failed_restore(std::uintptr_t ptr, const HostTier::Extent& staging, std::exception_ptr why);
 
   prim::Backend& be_;
