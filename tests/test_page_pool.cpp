@@ -140,5 +140,36 @@ TEST(PagePoolAliases, RunsFollowEveryAliasedTakeAndGiveWithLargeHandles) {
   for (std::uint64_t seed = 1; seed <= 3; ++seed) random_aliasing(4, seed);
 }
 
+// With pages of several slots a fit takes whole pages from a run's start: it
+// ends where the page holding the request's last slot ends.
+TEST(PagePoolFit, TakesWholePagesUpToTheEndOfThePageHoldingTheLastSlot) {
+  prim::HostBackend be(0, 64 << 10, 0);
+  ManualQuiescer q;
+  core::PagePool pool(be, q, 4);
+  // 9 new slots: two 4-slot handles and one single page, in that order.
+  const core::Span all = pool.take_stitched(9, core::kGlobal, 0);
+  ASSERT_EQ(all.count, 9u);
+  pool.give_back(all, core::kGlobal, 0);
+  const std::uint64_t page = pool.page_size();
+  struct Case {
+    std::uint32_t n, count;
+  };
+  for (const Case c : {Case{1, 4}, Case{4, 4}, Case{5, 8}, Case{7, 8}, Case{8, 8}, Case{9, 9}}) {
+    const std::optional<core::Span> s = pool.take_fit(c.n, core::kGlobal);
+    ASSERT_TRUE(s) << c.n;
+    EXPECT_EQ(s->count, c.count) << c.n;
+    EXPECT_EQ(s->va, all.va) << c.n;
+    if (c.count < 9) {  // the rest of the run is still free, starting right after
+      const std::optional<core::Span> rest = pool.take_fit(9 - c.count, core::kGlobal);
+      ASSERT_TRUE(rest) << c.n;
+      EXPECT_EQ(rest->va, all.va + c.count * page) << c.n;
+      EXPECT_EQ(rest->count, 9 - c.count) << c.n;
+      pool.give_back(*rest, core::kGlobal, 0);
+    }
+    pool.give_back(*s, core::kGlobal, 0);
+    pool.check();
+  }
+}
+
 }  // namespace
 }  // namespace memlake::test

@@ -288,17 +288,16 @@ std::optional<Span> PagePool::take_fit(std::uint32_t n, Tag tag, TakeInfo* info)
   std::uint32_t best_c = 0;
   auto cover = [&](const RunKey& k) {  // slots taken from k for n
     // A page's slots are consecutive in a view and a view maps a page once: a page ends
-    // where the slot's page id changes. Reading the view's slots alone keeps the up to
-    // 16 candidates' Page records out of the cache.
+    // where the slot's page id changes. The run starts on a page boundary, so the cover
+    // ends where the page holding slot n-1 ends: a scan of that page's slots only (at
+    // most k - 1), not of all n. Reading the view's slots alone keeps the up to 16
+    // candidates' Page records out of the cache.
     const View& w = views_[k.view];
     const PageId* slot = w.slots.data() + k.start;
     const std::size_t end = w.slots.size() - k.start;
-    std::uint32_t c = 0;
-    while (c < n) {
-      const PageId p = slot[c];
-      do ++c;
-      while (c < end && slot[c] == p);
-    }
+    const PageId p = slot[n - 1];
+    std::uint32_t c = n;
+    while (c < end && slot[c] == p) ++c;
     return c;
   };
   auto consider = [&](Tag t) {
