@@ -249,7 +249,11 @@ MEMLAKE_API memlake_status memlake_restore_ex(memlake_allocator* a, void* ptr, i
 MEMLAKE_API memlake_status memlake_restore_ready(memlake_allocator* a, void* ptr, int device);
 /* Unmaps the leaving allocations of `device` whose copies completed (wait
  * != 0: all of them, blocking until their copies complete); *settled (may
- * be NULL) gets how many. */
+ * be NULL) gets how many. Also completes the disk tier's asynchronous moves
+ * that are over (wait: all of them) and gives back the host extents of
+ * restores whose copies completed; a MEMLAKE_DEMOTE_ASYNC write that failed
+ * since the last call is returned here, once (DRIVER; its bytes stayed in
+ * the host tier; *settled is then not written, the evictions are settled). */
 MEMLAKE_API memlake_status memlake_settle(memlake_allocator* a, int device, int wait, size_t* settled);
 /* An evicted allocation's bytes move from the pinned host tier to the disk
  * tier (option disk_tier: a directory; one unnamed O_DIRECT file, every
