@@ -88,7 +88,7 @@ class Tiering:
     """The handle tier() returns: stats(), profile(), save_profile(path), close()."""
 
     def __init__(self, model, optimizer, budget=None, host="auto", min_bytes=4 << 20, margin=None,
-                 h2d_gbps=None, d2h_gbps=None, activations=True, act_window=None, host_limit=None, retime_at=2):
+                 h2d_gbps=None, d2h_gbps=None, activations=True, act_window=None, host_limit=None, disk_window=None, retime_at=2):
         from . import torch as _mt
         if not _mt.enabled():
             raise Error("memlake.torch.tier() needs memlake.torch.enable() first: the tensors it moves must be "
@@ -119,7 +119,10 @@ class Tiering:
         # are demoted to disk at each iteration's end and read back when restored.
         self.host_limit = _bytes(host_limit, "host_limit")
         # Read-ahead: states on disk come back into the host tier on the disk tier's I/O threads, in
-        # the order of their restores, as restores free room under host_limit.
+        # the order of their restores, while the host tier holds at most host_limit + disk_window. (In
+        # backward each step's restore and eviction balance in the host tier: without a window there
+        # is no room to read into until the iteration's end.)
+        self.disk_window = _bytes(disk_window, "disk_window") if disk_window is not None else 1 << 30
         self._disk_queue = []         # parameters on disk, in their restores' order, not read ahead yet
         self._gbps = (h2d_gbps, d2h_gbps)
         names = {p: n for n, p in model.named_parameters()}
@@ -443,11 +446,12 @@ class Tiering:
 
     def _fetch_ahead(self):
         """Reads the states on disk back into the host tier ahead of their restores, in the order of
-        those restores, as far as the host tier has room under host_limit (restores in backward free
-        it as they go; the demotions' writes free it as they finish). Called at the iteration's end,
-        at each module's forward and at each step in backward."""
+        those restores, as far as the host tier has room under host_limit + disk_window (the
+        demotions' writes free room as they finish; a read-ahead of a state still being written stops
+        its write instead). Called at the iteration's end, at each module's forward and at each step
+        in backward."""
         _res.settle(wait=False, device=self.device)  # moves and copies that are over give their room back
-        room = self.host_limit - _res.residency_stats(device=self.device)["host_used"]
+        room = self.host_limit + self.disk_window - _res.residency_stats(device=self.device)["host_used"]
         while self._disk_queue:
             i = self._disk_queue[0]
             b = sum(v.nbytes for v in self._out[i])
@@ -665,8 +669,8 @@ def tier(model, optimizer, budget=None, host="auto", **kw):
     ahead of backward (default max(256 MiB, budget/32)); host_limit: bytes of
     the host tier optimizer states may hold, the rest go to the disk tier at
     each iteration's end (needs enable(disk_tier=DIR)), written, and read back
-    ahead of their restores as room frees under the limit, on the disk tier's
-    I/O threads; retime_at: how many iterations after
+    ahead of their restores on the disk tier's I/O threads while the host tier
+    holds at most host_limit + disk_window (default 1 GiB); retime_at: how many iterations after
     the profile one is timed again to plan the states on steady times (default 2; None: keep
     the profile's). Returns a Tiering handle."""
     return Tiering(model, optimizer, budget=budget, host=host, **kw)

@@ -74,10 +74,10 @@ def test_tiered_training_moves_states_and_keeps_the_losses():
 def test_states_past_the_host_limit_go_to_disk_and_come_back_ahead(tmp_path):
     plain = _train(False)
     # 256 MiB of states, 64 MiB of host tier for them: the rest is written to disk each iteration
-    # and read back ahead, as restores free room, on the disk tier's I/O threads.
+    # and read back ahead (32 MiB above the limit) on the disk tier's I/O threads.
     code = TRAIN.format(tier=True, budget="400M").replace(
         "    mt.enable()", f"    mt.enable(disk_tier={str(tmp_path)!r})").replace(
-        'min_bytes=1 << 20)', 'min_bytes=1 << 20, host_limit="64M")')
+        'min_bytes=1 << 20)', 'min_bytes=1 << 20, host_limit="64M", disk_window="32M")')
     out = run(code)
     tiered = json.loads([x for x in out.splitlines() if x.startswith("OUT")][-1][3:])
     assert tiered["losses"] == plain["losses"], (tiered["losses"], plain["losses"])
