@@ -232,6 +232,14 @@ struct DiskTier::Pool {
     j.ended = true;
     if (j.started) t.busy(j.write, false);
   }
+  // Under mu (l): nothing more of j is claimed, the parts in flight finish,
+  // and j leaves the queue (its caller may free it and its buffer then).
+  void drain(DiskTier& t, Job& j, std::unique_lock<std::mutex>& l) {
+    j.stop = true;
+    progress.wait(l, [&] { return j.finished == j.next; });
+    unqueue(j);
+    end_if_over(t, j);
+  }
   void loop(DiskTier& t) {
     std::unique_lock<std::mutex> l(mu);
     for (;;) {
@@ -289,10 +297,7 @@ double DiskTier::read_seconds() const { return busy_seconds(false); }
 DiskTier::~DiskTier() {
   if (pool_) {  // moves still in flight stop (their callers forgot them): none is left writing a buffer
     std::unique_lock<std::mutex> l(pool_->mu);
-    for (auto& kv : async_) {
-      kv.second->stop = true;
-      pool_->progress.wait(l, [&] { return kv.second->finished == kv.second->next; });
-    }
+    for (auto& kv : async_) pool_->drain(*this, *kv.second, l);
   }
   pool_.reset();  // the I/O threads end
   if (fd_ >= 0) ::close(fd_);
@@ -346,24 +351,21 @@ void DiskTier::run(Job& j, const std::function<void()>& meanwhile, const std::fu
     err = std::current_exception();
   }
   if (!l.owns_lock()) l.lock();
-  // Nothing new starts; the requests in flight finish before the buffer goes back to the caller.
-  j.stop = true;
-  p.progress.wait(l, [&] { return j.finished == j.next; });
-  p.unqueue(j);
-  Pool::end_if_over(*this, j);
+  p.drain(*this, j, l);  // the requests in flight finish before the buffer goes back to the caller
   if (!err) err = j.err;
   if (err) std::rethrow_exception(err);
 }
 
-std::size_t DiskTier::place(std::size_t bytes) {
+DiskTier::Extent DiskTier::place(std::size_t n) {
   open_file();
+  const std::size_t bytes = round_block(std::max<std::size_t>(n, 1));
   auto off = free_.take(bytes);
   if (!off) {
     grow(bytes);
     off = free_.take(bytes);
   }
   used_ += bytes;
-  return *off;
+  return Extent{*off, bytes, n, {}};
 }
 
 void DiskTier::unplace(const Extent& e) {
@@ -395,12 +397,11 @@ void DiskTier::check_extent(const Extent& e) const {
 }
 
 DiskTier::Extent DiskTier::write(const void* buf, std::size_t n) {
-  const std::size_t bytes = round_block(std::max<std::size_t>(n, 1));
-  Extent e{place(bytes), bytes, n, {}};
+  Extent e = place(n);
   try {
-    Job j(true, const_cast<void*>(buf), e.offset, n, bytes);
+    Job j(true, const_cast<void*>(buf), e.offset, n, e.bytes);
     if (j.parts == 1)
-      j.crc[0] = move_one(true, j.buf, bytes, n, e.offset);
+      j.crc[0] = move_one(true, j.buf, e.bytes, n, e.offset);
     else
       run(j, {}, {});
     e.crc = std::move(j.crc);
@@ -408,7 +409,7 @@ DiskTier::Extent DiskTier::write(const void* buf, std::size_t n) {
     unplace(e);
     throw;
   }
-  written_ += bytes;
+  written_ += e.bytes;
   return e;
 }
 
@@ -442,10 +443,9 @@ std::uint64_t DiskTier::start(std::unique_ptr<Job> j) {
 }
 
 std::uint64_t DiskTier::start_write(const void* buf, std::size_t n, Extent& out) {
-  const std::size_t bytes = round_block(std::max<std::size_t>(n, 1));
-  Extent e{place(bytes), bytes, n, {}};
+  Extent e = place(n);
   try {
-    const std::uint64_t id = start(std::make_unique<Job>(true, const_cast<void*>(buf), e.offset, n, bytes));
+    const std::uint64_t id = start(std::make_unique<Job>(true, const_cast<void*>(buf), e.offset, n, e.bytes));
     out = std::move(e);
     return id;
   } catch (...) {
@@ -477,29 +477,23 @@ void DiskTier::wait(std::uint64_t id) {
   pool_->progress.wait(l, [&] { return j.over(); });
 }
 
-std::unique_ptr<DiskTier::Job> DiskTier::collect(std::uint64_t id) {
-  wait(id);
+std::unique_ptr<DiskTier::Job> DiskTier::take(std::uint64_t id) {
   auto it = async_.find(id);
+  if (it == async_.end()) throw_error(Errc::internal, "disk tier: no move " + std::to_string(id) + " in flight");
   std::unique_ptr<Job> j = std::move(it->second);
   async_.erase(it);
-  std::lock_guard<std::mutex> g(pool_->mu);
-  pool_->unqueue(*j);
+  std::unique_lock<std::mutex> l(pool_->mu);
+  pool_->drain(*this, *j, l);
   return j;
 }
 
+std::unique_ptr<DiskTier::Job> DiskTier::collect(std::uint64_t id) {
+  wait(id);
+  return take(id);
+}
+
 void DiskTier::cancel(std::uint64_t id, const Extent& e) {
-  auto it = async_.find(id);
-  if (it == async_.end()) throw_error(Errc::internal, "disk tier: no move " + std::to_string(id) + " in flight");
-  const std::unique_ptr<Job> j = std::move(it->second);
-  async_.erase(it);
-  {
-    std::unique_lock<std::mutex> l(pool_->mu);
-    j->stop = true;  // nothing more is claimed; the parts in flight finish
-    pool_->progress.wait(l, [&] { return j->finished == j->next; });
-    pool_->unqueue(*j);
-    Pool::end_if_over(*this, *j);
-  }
-  if (j->write) unplace(e);
+  if (take(id)->write) unplace(e);  // stopped: only the parts in flight finished
 }
 
 void DiskTier::finish_write(std::uint64_t id, Extent& e) {

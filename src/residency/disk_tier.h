@@ -128,15 +128,17 @@ class DiskTier {
   // thread for each part in order once it is done.
   void run(Job& job, const std::function<void()>& meanwhile, const std::function<void(std::size_t)>& part);
   Pool& pool();
-  std::size_t place(std::size_t bytes);  // a free range of the file (grown if need be), counted as used
+  Extent place(std::size_t n);  // a free range of the file for n bytes (grown if need be), counted as used
   void unplace(const Extent& e);
   std::uint32_t move_one(bool write, void* buf, std::size_t bytes, std::size_t n, std::size_t off);
   void check_extent(const Extent& e) const;  // Errc::internal for an extent this tier never wrote
   void check_parts(const Extent& e, const std::vector<std::uint32_t>& got, std::size_t i) const;
   std::uint64_t start(std::unique_ptr<Job> j);
   Job& async_job(std::uint64_t id);
-  // Waits for the move, takes it out of the pool and returns it (with its error, if any).
-  std::unique_ptr<Job> collect(std::uint64_t id);
+  // Takes a move out of the tier and the pool, stopping what is not claimed
+  // yet and waiting for the parts in flight; returns it (with its error, if any).
+  std::unique_ptr<Job> take(std::uint64_t id);
+  std::unique_ptr<Job> collect(std::uint64_t id);  // take() once the move is over
 
   std::string dir_;
   std::size_t limit_;
