@@ -51,6 +51,12 @@ std::optional<HostTier::Extent> HostTier::take(std::size_t n) {
   return std::nullopt;
 }
 
+HostTier::Extent HostTier::take_or_grow(std::size_t n) {
+  if (auto e = take(n)) return *e;
+  grow(n);
+  return *take(n);
+}
+
 void HostTier::give(const Extent& e) {
   if (e.chunk >= chunks_.size() || e.offset + e.bytes > chunks_[e.chunk].size || e.bytes > used_)
     throw_error(Errc::internal, "host tier: extent returned that it never handed out");

@@ -41,6 +41,9 @@ class HostTier {
   void grow(std::size_t bytes, std::size_t limit = 0);
   // An extent of at least n bytes; nullopt when no free range is that large.
   std::optional<Extent> take(std::size_t n);
+  // An extent of at least n bytes, pinning a chunk of n more when no free
+  // range is that large (grow()'s errors).
+  Extent take_or_grow(std::size_t n);
   void give(const Extent& e);
   void* addr(const Extent& e) const { return static_cast<char*>(chunks_[e.chunk].base) + e.offset; }
 

@@ -141,9 +141,7 @@ void Residency::demote(void* ptr, bool wait) {
     DiskTier::Extent d;
     const std::uint64_t id = disk_->start_write(host_.addr(*e.ext), e.bytes, d);  // throws: nothing queued
     e.disk = std::move(d);
-    e.io = id;
-    e.io_write = true;
-    if (std::find(moving_.begin(), moving_.end(), r.ptr) == moving_.end()) moving_.push_back(r.ptr);
+    begin_move(r.ptr, e, id, true);
     return;
   }
   e.disk = disk_->write(host_.addr(*e.ext), e.bytes);  // throws: the bytes stay in the host tier
@@ -167,21 +165,24 @@ void Residency::fetch(void* ptr) {
     return;
   }
   if (!e.disk) return;  // in the host tier
-  std::optional<HostTier::Extent> ext = host_.take(e.disk->bytes);
-  if (!ext) {
-    host_.grow(e.disk->bytes);
-    ext = host_.take(e.disk->bytes);
-  }
+  const HostTier::Extent ext = host_.take_or_grow(e.disk->bytes);
+  std::uint64_t id = 0;
   try {
-    moving_.reserve(moving_.size() + 1);
-    e.io = disk_->start_read(*e.disk, host_.addr(*ext));
+    moving_.reserve(moving_.size() + 1);  // nothing can fail once the read is queued
+    id = disk_->start_read(*e.disk, host_.addr(ext));
   } catch (...) {
-    host_.give(*ext);
+    host_.give(ext);
     throw;
   }
-  e.io_write = false;
   e.ext = ext;
-  if (std::find(moving_.begin(), moving_.end(), r.ptr) == moving_.end()) moving_.push_back(r.ptr);
+  begin_move(r.ptr, e, id, false);
+}
+
+void Residency::begin_move(std::uintptr_t ptr, Entry& e, std::uint64_t id, bool write) {
+  e.io = id;
+  e.io_write = write;
+  // A move finished outside poll_io (a restore, a cancel) leaves its entry in moving_ until the next poll.
+  if (std::find(moving_.begin(), moving_.end(), ptr) == moving_.end()) moving_.push_back(ptr);
 }
 
 void Residency::poll_io(bool wait) {
@@ -503,11 +504,7 @@ void Residency::evict(void* ptr, Mode mode, bool wait) {
   std::optional<HostTier::Extent> ext;
   prim::Event done = 0;
   if (mode == Mode::offload && !clean) {
-    ext = host_.take(r.requested);
-    if (!ext) {
-      host_.grow(r.requested);
-      ext = host_.take(r.requested);
-    }
+    ext = host_.take_or_grow(r.requested);
     bool queued = false;
     try {
       // After the work queued on the allocation's stream; unmapped once the
@@ -672,12 +669,8 @@ void Residency::restore(void* ptr, bool wait) {
     // pages are mapped while the first parts are read, and each part is copied
     // to them once it has arrived and matched its checksum. A failure leaves
     // the allocation evicted, on disk (unmapped again if it was mapped).
-    std::optional<HostTier::Extent> ext = host_.take(e.disk->bytes);
-    if (!ext) {
-      host_.grow(e.disk->bytes);
-      ext = host_.take(e.disk->bytes);
-    }
-    auto* staging = static_cast<char*>(host_.addr(*ext));
+    const HostTier::Extent ext = host_.take_or_grow(e.disk->bytes);
+    auto* staging = static_cast<char*>(host_.addr(ext));
     bool mapped = false;
     try {
       disk_->read(
@@ -688,8 +681,8 @@ void Residency::restore(void* ptr, bool wait) {
           },
           [&](std::size_t off, std::size_t len) { be_.copy_to_device_async(r.ptr + off, staging + off, len, h2d_); });
     } catch (...) {
-      if (mapped) unmap_failed_restore(r.ptr, *ext, std::current_exception());  // throws its own error if that fails too
-      host_.give(*ext);
+      if (mapped) unmap_failed_restore(r.ptr, ext, std::current_exception());  // throws its own error if that fails too
+      host_.give(ext);
       throw;
     }
     disk_->give(*e.disk);

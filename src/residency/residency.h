@@ -195,6 +195,7 @@ class Residency {
   // unmaps again (evicted, on disk). If that fails too, throws its own error.
   // Finishes the disk moves that are done (`wait`: all of them).
   void poll_io(bool wait);
+  void begin_move(std::uintptr_t ptr, Entry& e, std::uint64_t id, bool write);  // e's move is in flight
   // One entry's move, waited for: a demotion's bytes end on disk, a
   // read-ahead's in the host tier; a failure leaves them where they were.
   void complete_io(Entry& e);
