@@ -165,8 +165,8 @@ class Tiering:
         self._plan = None
         self._profile = None
         self._st = dict(steps_in_backward=0, steps_after_backward=0, restores_planned=0, restores_on_demand=0,
-                        evictions=0, evicted_bytes=0, restored_bytes=0, demoted_bytes=0, disk_write_s=0.0, fetched_bytes=0,
-                        disk_restored_bytes=0, disk_read_s=0.0, retimed_at=None, retime_skipped=0)
+                        evictions=0, evicted_bytes=0, restored_bytes=0, demoted_bytes=0, disk_write_s=0.0,
+                        fetched_bytes=0, disk_restored_bytes=0, disk_read_s=0.0, retimed_at=None, retime_skipped=0)
         self._hooks = [p.register_post_accumulate_grad_hook(self._on_grad) for p in self._params]
         if isinstance(model, _torch.nn.Module):
             self._hooks.append(model.register_forward_pre_hook(self._on_forward))
@@ -276,7 +276,7 @@ class Tiering:
                                   disk=[k for k in p["tiered"] if positions[k].get("param") in self._read_from_disk]),
                  act_plan=dict(evict_at=ap["evict_at"], restore_order=ap["restore_order"], window=self._act_window))
         machine = _machine_lines(max(0, self.budget - self.margin - nonact), h2d, d2h)
-        st, gib = self._st, float(1 << 30)
+        gib = float(1 << 30)
         if self.host_limit is not None:  # the disk run: the host tier's limit and the disk's measured rates
             machine.append(f"host_bytes={int(self.host_limit)}")
             r = _res.residency_stats(device=self.device)  # the disk tier's own rates (busy time)

@@ -214,6 +214,11 @@ std::vector<ResidencySample> run_residency_bench(const ResidencyBenchConfig& cfg
   return out;
 }
 
+namespace {
+// "12.3 (0.95)": a rate and its ratio to the plain baseline.
+std::string rate(double v, double plain, int digits) { return fixed(v, digits) + " (" + fixed(v / plain, 2) + ")"; }
+}  // namespace
+
 std::string residency_table(const std::vector<ResidencySample>& v) {
   std::string o =
       "evict and restore through the pinned host tier (GB/s, median of the repeats; 'both': both directions at once, "
@@ -223,9 +228,9 @@ std::string residency_table(const std::vector<ResidencySample>& v) {
     char b[256];
     std::snprintf(b, sizeof b, "%-11s %6zu  %9s  %-14s  %9s  %-14s  %10s  %-14s  %s\n", short_size(s.bytes).c_str(),
                   s.pieces, fixed(s.plain_d2h, 1).c_str(),
-                  (fixed(s.evict, 1) + " (" + fixed(s.evict / s.plain_d2h, 2) + ")").c_str(), fixed(s.plain_h2d, 1).c_str(),
-                  (fixed(s.restore, 1) + " (" + fixed(s.restore / s.plain_h2d, 2) + ")").c_str(),
-                  fixed(s.plain_both, 1).c_str(), (fixed(s.both, 1) + " (" + fixed(s.both / s.plain_both, 2) + ")").c_str(),
+                  rate(s.evict, s.plain_d2h, 1).c_str(), fixed(s.plain_h2d, 1).c_str(),
+                  rate(s.restore, s.plain_h2d, 1).c_str(),
+                  fixed(s.plain_both, 1).c_str(), rate(s.both, s.plain_both, 1).c_str(),
                   s.verified ? "yes" : "NO");
     o += b;
   }
@@ -238,11 +243,11 @@ std::string residency_table(const std::vector<ResidencySample>& v) {
   for (const auto& s : v) {
     char b[256];
     std::snprintf(b, sizeof b, "%-11s %11s  %-14s  %-14s  %10s  %-21s  %-14s  %s\n", short_size(s.bytes).c_str(),
-                  fixed(s.plain_write, 2).c_str(), (fixed(s.demote, 2) + " (" + fixed(s.demote / s.plain_write, 2) + ")").c_str(),
-                  (fixed(s.demote_async, 2) + " (" + fixed(s.demote_async / s.plain_write, 2) + ")").c_str(),
+                  fixed(s.plain_write, 2).c_str(), rate(s.demote, s.plain_write, 2).c_str(),
+                  rate(s.demote_async, s.plain_write, 2).c_str(),
                   fixed(s.plain_read, 2).c_str(),
-                  (fixed(s.disk_restore, 2) + " (" + fixed(s.disk_restore / s.plain_read, 2) + ")").c_str(),
-                  (fixed(s.fetch, 2) + " (" + fixed(s.fetch / s.plain_read, 2) + ")").c_str(), s.disk_direct ? "yes" : "no");
+                  rate(s.disk_restore, s.plain_read, 2).c_str(),
+                  rate(s.fetch, s.plain_read, 2).c_str(), s.disk_direct ? "yes" : "no");
     o += b;
   }
   return o;

@@ -217,6 +217,11 @@ memlake_status null_arg(const char* what) {
   return MEMLAKE_ERROR_INVALID_ARGUMENT;
 }
 
+memlake_status unknown_flags(const char* fn, int flags) {
+  t_last_error = std::string(fn) + ": unknown flags " + std::to_string(flags);
+  return MEMLAKE_ERROR_INVALID_ARGUMENT;
+}
+
 memlake_status size_unset(const char* type) {
   t_last_error = std::string(type) + ".struct_size is not set";
   return MEMLAKE_ERROR_INVALID_ARGUMENT;
@@ -761,10 +766,7 @@ memlake_status memlake_demote(memlake_allocator* a, void* ptr, int device) {
 
 memlake_status memlake_demote_ex(memlake_allocator* a, void* ptr, int device, int flags) {
   if (!a || !ptr) return null_arg("allocator or ptr");
-  if (flags & ~MEMLAKE_DEMOTE_ASYNC) {
-    t_last_error = "memlake_demote_ex: unknown flags " + std::to_string(flags);
-    return MEMLAKE_ERROR_INVALID_ARGUMENT;
-  }
+  if (flags & ~MEMLAKE_DEMOTE_ASYNC) return unknown_flags("memlake_demote_ex", flags);
   return guarded([&] { a->device(device).demote(ptr, (flags & MEMLAKE_DEMOTE_ASYNC) == 0); });
 }
 
@@ -788,10 +790,7 @@ memlake_status memlake_restore(memlake_allocator* a, void* ptr, int device) {
 
 memlake_status memlake_restore_ex(memlake_allocator* a, void* ptr, int device, int flags) {
   if (!a || !ptr) return null_arg("allocator or ptr");
-  if (flags & ~MEMLAKE_RESTORE_NO_WAIT) {
-    t_last_error = "memlake_restore_ex: unknown flags " + std::to_string(flags);
-    return MEMLAKE_ERROR_INVALID_ARGUMENT;
-  }
+  if (flags & ~MEMLAKE_RESTORE_NO_WAIT) return unknown_flags("memlake_restore_ex", flags);
   return guarded([&] { a->device(device).restore(ptr, (flags & MEMLAKE_RESTORE_NO_WAIT) == 0); });
 }
 
