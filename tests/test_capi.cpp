@@ -128,6 +128,18 @@ TEST_P(CApiTest, ErrorsAreCodesWithMessages) {
   EXPECT_NE(std::string(memlake_last_error()).find("not evicted"), std::string::npos) << memlake_last_error();
   EXPECT_EQ(memlake_restore_ready(a, &x, 0), MEMLAKE_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(memlake_restore_ready(a, nullptr, 0), MEMLAKE_OK) << "nothing pending: nothing to do";
+  // Disk moves: unknown flags, a null pointer, no disk tier. Clear errors; the allocation stays.
+  EXPECT_EQ(memlake_demote_ex(a, r, 0, 0x40), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(memlake_last_error()).find("memlake_demote_ex: unknown flags 64"), std::string::npos)
+      << memlake_last_error();
+  EXPECT_EQ(memlake_demote_ex(a, nullptr, 0, MEMLAKE_DEMOTE_ASYNC), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(memlake_fetch(a, nullptr, 0), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(memlake_evict(a, r, 0, MEMLAKE_SLEEP_OFFLOAD), MEMLAKE_OK) << memlake_last_error();
+  EXPECT_EQ(memlake_demote_ex(a, r, 0, MEMLAKE_DEMOTE_ASYNC), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(memlake_last_error()).find("disk_tier"), std::string::npos) << memlake_last_error();
+  EXPECT_EQ(memlake_fetch(a, r, 0), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(memlake_last_error()).find("no disk tier"), std::string::npos) << memlake_last_error();
+  EXPECT_EQ(memlake_restore(a, r, 0), MEMLAKE_OK) << "still evicted in the host tier";
   EXPECT_EQ(memlake_free(a, r, 0, nullptr), MEMLAKE_OK);
 }
 
