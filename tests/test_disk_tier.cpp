@@ -814,7 +814,7 @@ TEST(DiskTierResidency, MovesStillWritingAreStoppedNotWaitedFor) {
   const std::size_t n = 8 * DiskTier::kPart;
   void* a = r.dev->alloc(n, nullptr);
   fill(r.be(), a, n, 31);
-  ops.write_ms = 50;
+  ops.write_ms = 200;  // each move lasts far longer than the calls between (a loaded CI machine too)
   for (int how = 0; how < 3; ++how) {
     r.dev->evict(a, Mode::offload);
     r.dev->demote(a, false);
@@ -838,7 +838,7 @@ TEST(DiskTierResidency, MovesStillWritingAreStoppedNotWaitedFor) {
   ops.write_ms = 0;
   r.dev->evict(a, Mode::offload);
   r.dev->demote(a);
-  ops.read_ms = 50;
+  ops.read_ms = 200;
   r.dev->fetch(a);
   r.dev->demote(a, false);
   st = r.dev->residency_stats();
@@ -872,10 +872,11 @@ TEST(DiskTierResidency, AnAllocationsRetryIgnoresDiskMoves) {
   r.dev->evict(a, Mode::offload, false);
   void* c = r.dev->alloc(8 * kPage, nullptr);  // the retry after a's copy completes
   EXPECT_NE(c, nullptr);
-  ops.fail_write = 0;
   std::string msg;
+  // The write fails whenever its I/O thread gets to it: the failure stays on until it is reported.
   EXPECT_EQ(error_of([&] { r.dev->settle(true); }, &msg), Errc::driver) << "reported here, once";
   EXPECT_NE(msg.find("host tier"), std::string::npos) << msg;
+  ops.fail_write = 0;
   r.dev->set_memory_cap(0);
   r.dev->restore(x);
   EXPECT_TRUE(holds(r.be(), x, 4 * kPage, 9));
