@@ -288,7 +288,20 @@ def run_one(name, a):
             if st.get("disk_io_busy_s"):
                 out["disk_both_Bps"] = (st["disk_io_written"] + st["disk_io_read"]) / st["disk_io_busy_s"]
     except Exception as e:  # an out-of-memory (or a plan that does not fit) is a result
-        out.update(ok=False, error=f"{type(e).__name__}: {str(e)[:600]}")
+        import traceback
+        out.update(ok=False, error=f"{type(e).__name__}: {str(e)[:600]}",
+                   failed_step=len(times) if "times" in locals() else None,
+                   where=[f"{f.name}:{f.lineno} {f.line}" for f in traceback.extract_tb(e.__traceback__)[-6:]])
+        try:  # what memory held when it failed: the allocator's and the tiering's own counts
+            if allocator == "memlake":
+                import memlake
+                ms = memlake.stats()
+                out["stats_at_failure"] = {k: v for k, v in ms.items() if k.startswith(("reserved_bytes.all",
+                                           "allocated_bytes.all", "tier", "evict", "restor", "host"))}
+            if "t" in locals() and t is not None:
+                out["tier_at_failure"] = t.stats()
+        except Exception as e2:
+            out["stats_at_failure_error"] = str(e2)[:200]
     out["wall_s"] = time.time() - t_start
     print("RESULT " + json.dumps(out), flush=True)
 
