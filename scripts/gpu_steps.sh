@@ -15,6 +15,7 @@
 #   tier    issues 20, 26: tier_finetune.py speed (ideal, ckpt, 24/32 GiB, 16 GiB
 #           + disk), then `memlake sim` on the profiles it saved; its GPU tests (~450 s)
 #   tiertests issue 20: tests/python/test_tiering_gpu.py alone (~120 s)
+#   tier32diag issue 20: tier32 with eager attention at batch 4, its failure's counts (~120 s)
 #   tierloss issue 20: the first 5 losses with deterministic (eager) attention,
 #           capped against uncapped (~300 s)
 #   tiermodels issue 20: GPT-NeoX 2.7 B and ResNet-152 against their own ideal (~480 s)
@@ -71,6 +72,13 @@ step_tierloss() {
   timeout "${T_TIER_LOSS:-200}" python3 bench/tier_finetune.py --configs ideal,tier32 --attn eager --batch 4 \
     --steps 5 --out "$1/losses_b4.json" > "$1/losses_b4.txt" 2>&1
   grep -v '^{' "$1/losses_b4.txt" | tail -6
+}
+step_tier32diag() {
+  # Why tier32 ran out of memory with eager attention at batch 4 (results §21c): the failure's step,
+  # place and counts (tier_finetune records them).
+  timeout "${T_TIER32DIAG:-200}" python3 bench/tier_finetune.py --configs tier32 --attn eager --batch 4 --steps 5 \
+    --out "$1/tier32diag.json" > "$1/tier32diag.txt" 2>&1
+  grep -v '^{' "$1/tier32diag.txt" | tail -6 | cut -c1-3000
 }
 step_tiertests() {
   timeout 150 python3 -m pytest -q -rA tests/python/test_tiering_gpu.py > "$1/pytest.txt" 2>&1
