@@ -16,6 +16,7 @@
 #           + disk), then `memlake sim` on the profiles it saved; its GPU tests (~450 s)
 #   tiertests issue 20: tests/python/test_tiering_gpu.py alone (~120 s)
 #   tier32diag issue 20: tier32 with eager attention at batch 4, its failure's counts (~120 s)
+#   copyprobe issue 20: pinned copies both ways while the host maps/unmaps (tests/gpu/map_stall.cu copies) (~40 s)
 #   tierloss issue 20: the first 5 losses with deterministic (eager) attention,
 #           capped against uncapped (~300 s)
 #   tiermodels issue 20: GPT-NeoX 2.7 B and ResNet-152 against their own ideal (~480 s)
@@ -79,6 +80,13 @@ step_tier32diag() {
   timeout "${T_TIER32DIAG:-200}" python3 bench/tier_finetune.py --configs tier32 --attn eager --batch 4 --steps 5 \
     --out "$1/tier32diag.json" > "$1/tier32diag.txt" 2>&1
   grep -v '^{' "$1/tier32diag.txt" | tail -6 | cut -c1-3000
+}
+step_copyprobe() {
+  # Do the driver's map/unmap calls hold the copy engines back? (the residency engine's both
+  # directions at once: 68.8 GB/s against 93.5 for plain copies, results §21c)
+  nvcc -O2 -arch=sm_90 -o build-gpu/map_stall tests/gpu/map_stall.cu -lcuda > "$1/nvcc.txt" 2>&1 || { tail -5 "$1/nvcc.txt"; return; }
+  timeout "${T_COPYPROBE:-120}" ./build-gpu/map_stall copies 4 > "$1/copies.txt" 2>&1
+  cat "$1/copies.txt"
 }
 step_tiertests() {
   timeout 150 python3 -m pytest -q -rA tests/python/test_tiering_gpu.py > "$1/pytest.txt" 2>&1
