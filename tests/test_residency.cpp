@@ -334,6 +334,16 @@ class WaitLog final : public prim::ForwardingBackend {
   using ForwardingBackend::ForwardingBackend;
   std::vector<std::pair<prim::Stream, prim::Event>> waits;
   std::vector<prim::Event> recorded;
+  std::vector<prim::Event> host_waits;
+  std::size_t copies_out = 0;
+  void wait_event(prim::Event e) override {
+    host_waits.push_back(e);
+    inner().wait_event(e);
+  }
+  void copy_to_host_async(void* dst, std::uintptr_t src, std::size_t n, prim::Stream s) override {
+    ++copies_out;
+    inner().copy_to_host_async(dst, src, n, s);
+  }
   void stream_wait(prim::Stream s, prim::Event e) override {
     waits.emplace_back(s, e);
     inner().stream_wait(s, e);
@@ -385,11 +395,15 @@ TEST(Residency, ARestoreWithoutAWaitMakesTheStreamWaitOnlyWhenReady) {
   const prim::Event copy_b = log->recorded.back();
   dev.free(b.p);
   EXPECT_TRUE(log->waited(s, copy_b));
-  // c: evicted again before ready(): the copy out follows the copy in.
+  // c: evicted again before ready(): its host copy is still its bytes, so
+  // nothing is copied out; the pages go once the copy in is complete.
   dev.restore(c.p, /*wait=*/false);
   const prim::Event copy_c = log->recorded.back();
+  const std::size_t out_before = log->copies_out;
   dev.evict(c.p, Mode::offload);
-  EXPECT_TRUE(log->waited(s, copy_c));
+  EXPECT_EQ(log->copies_out, out_before) << "a prefetch never used is evicted without a copy";
+  EXPECT_NE(std::find(log->host_waits.begin(), log->host_waits.end(), copy_c), log->host_waits.end())
+      << "its copy in completes before its pages are unmapped";
   dev.restore(c.p);
   EXPECT_TRUE(holds(dev.backend(), c.p, c.n, c.seed));
   // A copy that completed before ready(): nothing left to wait for.
@@ -443,6 +457,108 @@ TEST(Residency, OutOfMemoryWaitsForLeavingPages) {
   EXPECT_EQ(error_of([&] { make(r, 8 * kPage, 0, 5); }), Errc::out_of_memory) << "nothing leaving: a plain out of memory";
   r.dev->free(d.p);
   r.dev->restore(a.p);
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  EXPECT_TRUE(holds(r.be(), b.p, b.n, b.seed));
+  r.dev->check();
+}
+
+// Restored ahead and not ready() yet: an allocation (or a restore) that runs
+// out of memory takes such allocations back, the latest restored first,
+// instead of failing; ready() brings one so taken back again, waiting, and
+// an evict of it is where it already is. Nothing is copied out and no byte
+// changes.
+TEST(Residency, OutOfMemoryTakesBackRestoresAheadAndReadyBringsThemAgain) {
+  Rig r;
+  Buf a = make(r, 8 * kPage, 0, 1);
+  Buf b = make(r, 8 * kPage, 0, 2);
+  Buf c = make(r, 8 * kPage, 0, 3);
+  r.dev->set_memory_cap(r.reserved());
+  for (Buf* x : {&a, &b, &c}) r.dev->evict(x->p, Mode::offload);
+  r.dev->restore(a.p, /*wait=*/false);
+  r.dev->restore(b.p, /*wait=*/false);
+  auto st = r.dev->residency_stats();
+  EXPECT_EQ(st.ahead_now, 2u);
+  EXPECT_EQ(st.ahead_bytes_now, 16 * kPage);
+  // 16 pages needed, 8 free: b (restored last) gives its pages back, then a.
+  Buf d = make(r, 16 * kPage, 0, 4);
+  st = r.dev->residency_stats();
+  EXPECT_EQ(st.reclaimed, 2u);
+  EXPECT_EQ(st.reclaimed_bytes, 16 * kPage);
+  EXPECT_EQ(st.ahead_now, 0u);
+  EXPECT_EQ(st.evicted_now, 3u);
+  EXPECT_EQ(r.dev->stats().residency.reclaimed_bytes, 16 * kPage);
+  r.dev->check();
+  // Nothing left to take back: a plain out of memory, nothing changed.
+  EXPECT_EQ(error_of([&] { make(r, 16 * kPage, 0, 5); }), Errc::out_of_memory);  // c's 8 pages are free
+  EXPECT_TRUE(holds(r.be(), d.p, d.n, d.seed));
+  // b's owner evicts it again (a prefetch not used): it is evicted already, which is fine.
+  r.dev->evict(b.p, Mode::offload);
+  r.dev->free(d.p);
+  // a's owner is ready for it: restored now, its stream waits, its bytes are its own.
+  r.dev->restore_ready(a.p);
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  EXPECT_EQ(r.dev->residency_stats().evicted_now, 2u);
+  // A restore that runs out of memory takes back a restore ahead too.
+  r.dev->restore(b.p, /*wait=*/false);
+  Buf f = make(r, 8 * kPage, 0, 7);  // the cap is reached: a, b, f
+  r.dev->restore(c.p);                // needs b's pages
+  st = r.dev->residency_stats();
+  EXPECT_EQ(st.reclaimed, 3u);
+  EXPECT_TRUE(holds(r.be(), c.p, c.n, c.seed));
+  // ready_all() brings back what was taken (before a graph capture): it needs room.
+  EXPECT_EQ(error_of([&] { r.dev->restore_ready(b.p); }), Errc::out_of_memory) << "no room, and b is not ahead";
+  EXPECT_EQ(r.dev->residency_stats().evicted_now, 1u) << "b stays evicted, its bytes in the host tier";
+  r.dev->free(c.p);
+  r.dev->restore_ready(nullptr);
+  EXPECT_TRUE(holds(r.be(), b.p, b.n, b.seed));
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  st = r.dev->residency_stats();
+  EXPECT_EQ(st.evicted_now, 0u);
+  EXPECT_EQ(st.ahead_now, 0u);
+  // A prefetch taken back and then freed leaves nothing behind.
+  r.dev->evict(a.p, Mode::offload);
+  r.dev->restore(a.p, /*wait=*/false);
+  Buf e = make(r, 8 * kPage, 0, 6);  // a's pages
+  EXPECT_EQ(r.dev->residency_stats().reclaimed, 4u);
+  r.dev->free(a.p);
+  r.dev->settle(false);  // extents of completed restores
+  st = r.dev->residency_stats();
+  EXPECT_EQ(st.evicted_now, 0u);
+  EXPECT_EQ(st.host_used, 0u) << "the host copy went with the free";
+  EXPECT_TRUE(holds(r.be(), e.p, e.n, e.seed));
+  EXPECT_TRUE(holds(r.be(), b.p, b.n, b.seed));
+  EXPECT_TRUE(holds(r.be(), f.p, f.n, f.seed));
+  r.dev->check();
+}
+
+// A restore ahead whose copy is still in flight is taken back only once the
+// copy has written its pages; a failure to unmap leaves it resident and whole.
+TEST(Residency, TakingBackARestoreAheadWaitsForItsCopyAndSurvivesAFault) {
+  Rig r;
+  r.host->set_lag(10);
+  r.host->advance_clock(1);
+  Buf a = make(r, 8 * kPage, 0, 1);
+  Buf b = make(r, 8 * kPage, 0, 2);
+  r.dev->set_memory_cap(r.reserved());
+  r.dev->evict(a.p, Mode::offload);
+  r.dev->restore(a.p, /*wait=*/false);  // its copy completes 10 ticks later
+  Buf c = make(r, 8 * kPage, 0, 3);     // waits for it, then takes a's pages
+  EXPECT_EQ(r.dev->residency_stats().reclaimed, 1u);
+  r.dev->free(c.p);
+  r.dev->restore_ready(a.p);
+  r.host->advance_clock(100);
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  // The unmap fails: a stays resident (its bytes arrived), the allocation fails as out of memory.
+  r.dev->evict(a.p, Mode::offload);
+  r.dev->restore(a.p, /*wait=*/false);
+  r.host->advance_clock(100);
+  r.faulty->fail_nth(prim::Op::unmap, 1);
+  EXPECT_EQ(error_of([&] { make(r, 8 * kPage, 0, 4); }), Errc::out_of_memory);
+  r.faulty->stop_failing();
+  auto st = r.dev->residency_stats();
+  EXPECT_EQ(st.ahead_now, 0u);
+  EXPECT_EQ(st.evicted_now, 0u);
+  r.dev->restore_ready(a.p);  // nothing to wait for
   EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
   EXPECT_TRUE(holds(r.be(), b.p, b.n, b.seed));
   r.dev->check();

@@ -240,7 +240,11 @@ MEMLAKE_API memlake_status memlake_restore(memlake_allocator* a, void* ptr, int 
  * makes it wait, where its work needs the bytes, so a restore issued ahead
  * overlaps the work queued in between. No kernel may touch the allocation
  * before that. A free, an evict or a sleep of it in between waits for the
- * copy first (on its stream). memlake_restore_ready of an allocation with no
+ * copy first (on its stream). Until memlake_restore_ready its host copy is
+ * kept: an evict in between needs no copy, and an allocation or restore that
+ * runs out of memory takes such allocations back (the latest restored
+ * first) before it fails; memlake_restore_ready of one taken back restores
+ * it again and waits. memlake_restore_ready of an allocation with no
  * pending copy does nothing; with ptr NULL it covers every allocation of the
  * device with a copy pending (memlake.torch calls it before a CUDA graph
  * capture begins: a restore during a capture is refused). */
@@ -308,6 +312,11 @@ typedef struct memlake_residency_stats {
   uint64_t disk_failures;                  /* asynchronous moves that failed, in all */
   uint64_t disk_writing_now, disk_reading_now; /* bytes of asynchronous moves in flight */
   double disk_busy_seconds;                /* seconds with any disk request in flight, either direction */
+  /* Since 0.12: restores queued without a wait (MEMLAKE_RESTORE_NO_WAIT) keep their host copy until
+   * memlake_restore_ready; until then out-of-memory takes them back (reclaimed) instead of failing,
+   * and memlake_restore_ready brings them back again. */
+  uint64_t ahead_now, ahead_bytes_now;     /* restored ahead, not ready yet */
+  uint64_t reclaimed, reclaimed_bytes;     /* taken back under memory pressure, in all */
 } memlake_residency_stats;
 MEMLAKE_API memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, memlake_residency_stats* stats);
 

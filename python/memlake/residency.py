@@ -48,7 +48,8 @@ class _Stats(ctypes.Structure):
                 ("disk_written", c_uint64), ("disk_read", c_uint64), ("disk_direct", ctypes.c_uint32),
                 ("reserved_", ctypes.c_uint32), ("disk_write_seconds", c_double), ("disk_read_seconds", c_double),
                 ("fetches", c_uint64), ("disk_failures", c_uint64), ("disk_writing_now", c_uint64),
-                ("disk_reading_now", c_uint64), ("disk_busy_seconds", c_double)]
+                ("disk_reading_now", c_uint64), ("disk_busy_seconds", c_double), ("ahead_now", c_uint64),
+                ("ahead_bytes_now", c_uint64), ("reclaimed", c_uint64), ("reclaimed_bytes", c_uint64)]
 
 
 for _name, _res, _args in [

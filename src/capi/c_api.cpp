@@ -841,7 +841,11 @@ memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, mem
                                    s.disk_failures,
                                    s.disk_writing_now,
                                    s.disk_reading_now,
-                                   s.disk_busy_s};
+                                   s.disk_busy_s,
+                                   s.ahead_now,
+                                   s.ahead_bytes_now,
+                                   s.reclaimed,
+                                   s.reclaimed_bytes};
     const uint32_t size = out->struct_size;  // an older caller's struct: the fields it has
     std::memcpy(out, &c, std::min<std::size_t>(size, sizeof c));
     out->struct_size = size;

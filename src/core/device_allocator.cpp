@@ -64,15 +64,10 @@ void* DeviceAllocator::alloc(std::size_t size, prim::Stream stream) {
     if (GraphPool* gp = capture_pool(stream)) return pool_alloc(*gp, size, stream);
   AllocInfo info;
   try {
-    void* p;
-    try {
-      p = alloc_.alloc(size, stream, &info, current_label());
-    } catch (const Error& e) {
-      // Pages of evictions still copying out come back once their copies
-      // complete: wait for them, then try once more.
-      if (e.code() != Errc::out_of_memory || !res_.leaving() || res_.settle_leaving(true) == 0) throw;
-      p = alloc_.alloc(size, stream, &info, current_label());
-    }
+    // Out of memory: pages of evictions still copying out come back once
+    // their copies complete; then allocations restored ahead and not used
+    // yet give theirs back (their host copies are still true).
+    void* p = res_.retry_oom(size, [&] { return alloc_.alloc(size, stream, &info, current_label()); });
     rec_.on_alloc(size, info, alloc_.gauges());
     if (tracer_ && p) tracer_->allocated(p, size, stream);
     return p;
@@ -369,7 +364,7 @@ Stats DeviceAllocator::stats() const {
   s.residency = Stats::Residency{r.sleeps,       r.wakes,         r.evictions,     r.restores,
                                  r.bytes_evicted, r.bytes_restored, r.evicted_now,   r.evicted_bytes_now,
                                  r.host_capacity, r.host_used,      r.demotions,     r.disk_used,
-                                 r.disk_written,  r.disk_read,      r.asleep};
+                                 r.disk_written,  r.disk_read,      r.asleep,        r.reclaimed_bytes};
   return s;
 }
 

@@ -106,12 +106,12 @@ std::string stats_json(const Stats& s) {
   appendf(o, ",\"residency\":{\"asleep\":%s,\"sleeps\":%llu,\"wakes\":%llu,\"evictions\":%llu,\"restores\":%llu,"
              "\"bytes_evicted\":%llu,\"bytes_restored\":%llu,\"evicted_now\":%llu,\"evicted_bytes_now\":%llu,"
              "\"host_tier_bytes\":%llu,\"host_tier_used\":%llu,\"demotions\":%llu,\"disk_tier_used\":%llu,"
-             "\"disk_written\":%llu,\"disk_read\":%llu}",
+             "\"disk_written\":%llu,\"disk_read\":%llu,\"reclaimed_bytes\":%llu}",
           r.asleep ? "true" : "false", static_cast<ull>(r.sleeps), static_cast<ull>(r.wakes), static_cast<ull>(r.evictions),
           static_cast<ull>(r.restores), static_cast<ull>(r.bytes_evicted), static_cast<ull>(r.bytes_restored),
           static_cast<ull>(r.evicted_now), static_cast<ull>(r.evicted_bytes_now), static_cast<ull>(r.host_tier_bytes),
           static_cast<ull>(r.host_tier_used), static_cast<ull>(r.demotions), static_cast<ull>(r.disk_tier_used),
-          static_cast<ull>(r.disk_written), static_cast<ull>(r.disk_read));
+          static_cast<ull>(r.disk_written), static_cast<ull>(r.disk_read), static_cast<ull>(r.reclaimed_bytes));
   o += "}";
   return o;
 }

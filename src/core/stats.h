@@ -57,6 +57,7 @@ struct Stats {
     std::uint64_t demotions = 0, disk_tier_used = 0;       // disk tier: moves to it, bytes held
     std::uint64_t disk_written = 0, disk_read = 0;         // bytes through the disk tier
     bool asleep = false;
+    std::uint64_t reclaimed_bytes = 0;  // restored ahead, taken back under memory pressure, in all
   } residency;
 };
 

@@ -188,6 +188,8 @@ std::string render_prometheus(int pid, const std::vector<core::Stats>& s) {
        [](const core::Stats& x) { return x.residency.bytes_evicted; }, 0},
       {"memlake_restored_bytes_total", "Bytes copied back to the GPU", "counter",
        [](const core::Stats& x) { return x.residency.bytes_restored; }, 0},
+      {"memlake_reclaimed_bytes_total", "Bytes restored ahead and taken back under memory pressure before their use",
+       "counter", [](const core::Stats& x) { return x.residency.reclaimed_bytes; }, 0},
       {"memlake_sleeps_total", "Sleeps", "counter", [](const core::Stats& x) { return x.residency.sleeps; }, 0},
       {"memlake_wakes_total", "Wakes", "counter", [](const core::Stats& x) { return x.residency.wakes; }, 0},
       {"memlake_disk_tier_bytes", "Bytes held in the residency engine's disk tier", "gauge",

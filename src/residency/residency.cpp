@@ -62,8 +62,6 @@ void Residency::reclaim(bool wait) {
       if (wait) be_.wait_event(p.event);
       if (wait || be_.query_event(p.event)) {
         const Pending done = p;
-        // The copy is complete: nothing needs to wait for it any more.
-        if (auto a = arriving_.find(done.ptr); a != arriving_.end() && a->second.event == done.event) arriving_.erase(a);
         host_.give(done.ext);
         try {
           be_.destroy_event(done.event);
@@ -85,20 +83,108 @@ void Residency::reclaim(bool wait) {
 void Residency::arrive(std::uintptr_t ptr) {
   auto a = arriving_.find(ptr);
   if (a == arriving_.end()) return;
-  if (!be_.query_event(a->second.event)) be_.stream_wait(a->second.stream, a->second.event);  // else: arrived
+  const Arriving got = a->second;
+  if (!be_.query_event(got.event)) be_.stream_wait(got.stream, got.event);  // else: arrived
+  // Its stream may write it from now on: the host copy is given back once
+  // the copy in is complete (pending_ owns the event from here).
+  auto it = entries_.find(ptr);
+  pending_.reserve(pending_.size() + 1);
   arriving_.erase(a);
+  if (it != entries_.end() && it->second.ahead) {
+    Entry& e = it->second;
+    --st_.ahead_now;
+    st_.ahead_bytes_now -= e.bytes;
+    pending_.push_back(Pending{got.event, *e.ext, ptr});
+    entries_.erase(it);
+  } else {
+    try {
+      be_.destroy_event(got.event);
+    } catch (...) {
+    }
+  }
 }
 
-void Residency::ready_all() {
+void Residency::arrive_all() {
   std::vector<std::uintptr_t> ptrs;
   ptrs.reserve(arriving_.size());
   for (const auto& kv : arriving_) ptrs.push_back(kv.first);
   for (std::uintptr_t p : ptrs) arrive(p);
 }
 
+void Residency::ready_all() {
+  arrive_all();
+  std::vector<std::uintptr_t> back;
+  for (const auto& [p, e] : entries_)
+    if (e.reclaimed) back.push_back(p);
+  for (std::uintptr_t p : back) restore(reinterpret_cast<void*>(p), true);
+}
+
 void Residency::ready(void* ptr) {
-  const std::uintptr_t p = alloc_.resident(ptr).ptr;  // a foreign pointer is an error, as everywhere
-  if (!arriving_.empty()) arrive(p);
+  const core::Resident r = alloc_.resident(ptr);  // a foreign pointer is an error, as everywhere
+  if (r.evicted) {
+    // Taken back under memory pressure since its restore: it comes back now, and its stream waits.
+    auto it = entries_.find(r.ptr);
+    if (it != entries_.end() && it->second.reclaimed) restore(ptr, true);
+    return;
+  }
+  if (!arriving_.empty()) arrive(r.ptr);
+}
+
+void Residency::drop_ahead(std::uintptr_t ptr, Entry& e) {
+  // Its copy in writes the pages: it completes first. Nothing else can have
+  // touched them (no ready()), so the host copy is still their bytes.
+  auto a = arriving_.find(ptr);
+  if (a != arriving_.end()) {
+    be_.wait_event(a->second.event);  // throws: still ahead, as it was
+    try {
+      be_.destroy_event(a->second.event);
+    } catch (...) {
+    }
+    arriving_.erase(a);
+  }
+  e.ahead = false;
+  --st_.ahead_now;
+  st_.ahead_bytes_now -= e.bytes;
+}
+
+std::size_t Residency::reclaim_ahead(std::size_t want) {
+  std::size_t got = 0;
+  while (got < want && !ahead_.empty()) {
+    const std::uintptr_t p = ahead_.back();
+    auto it = entries_.find(p);
+    if (it == entries_.end() || !it->second.ahead) {  // ready, evicted or freed since
+      ahead_.pop_back();
+      continue;
+    }
+    Entry& e = it->second;
+    try {
+      drop_ahead(p, e);
+    } catch (const Error&) {
+      break;
+    }
+    ahead_.pop_back();
+    try {
+      alloc_.evict(reinterpret_cast<void*>(p), /*release=*/false);
+    } catch (const Error&) {
+      // Still mapped, intact and complete: a plain resident allocation now.
+      host_.give(*e.ext);
+      entries_.erase(it);
+      break;
+    }
+    e.evicted = true;
+    e.reclaimed = true;
+    ++st_.evicted_now;
+    st_.evicted_bytes_now += e.bytes;
+    ++st_.reclaimed;
+    st_.reclaimed_bytes += e.bytes;
+    got += e.bytes;
+  }
+  return got;
+}
+
+bool Residency::relieve(int stage, std::size_t want) {
+  if (stage == 0) return leaving_ && settle_leaving(true) > 0;
+  return !alloc_.capturing() && reclaim_ahead(want) > 0;
 }
 
 void Residency::give(Entry& e) {
@@ -279,6 +365,7 @@ SleepReport Residency::sleep(const std::vector<Select>& what) {
   const auto t0 = std::chrono::steady_clock::now();
   refuse_under_capture("sleep");
   streams();
+  arrive_all();  // restored ahead: resident, written from now on like any other
   settle_leaving(true);  // evictions in flight finish first (they stay evicted, outside the sleep)
   reclaim(true);
   // No kernel queued so far may touch what is unmapped below.
@@ -495,12 +582,28 @@ void Residency::evict(void* ptr, Mode mode, bool wait) {
   settle_leaving(false);
   poll_io(false);
   const core::Resident r = alloc_.resident(ptr);
-  if (r.evicted) throw_error(Errc::invalid_argument, "evict(" + hex_ptr(r.ptr) + "): already evicted");
-  arrive(r.ptr);  // restored without a wait and not used since: its copy out follows its copy in
   auto it = entries_.find(r.ptr);
+  if (r.evicted) {
+    if (it != entries_.end() && it->second.reclaimed) {  // taken back under pressure: already where it goes
+      it->second.reclaimed = false;
+      if (mode == Mode::discard) {
+        st_.bytes_discarded += it->second.bytes;
+        give(it->second);
+      }
+      return;
+    }
+    throw_error(Errc::invalid_argument, "evict(" + hex_ptr(r.ptr) + "): already evicted");
+  }
   if (it != entries_.end() && it->second.leaving)
     throw_error(Errc::invalid_argument, "evict(" + hex_ptr(r.ptr) + "): already being evicted");
-  const bool clean = it != entries_.end() && it->second.clean && it->second.ext;
+  // Restored ahead and never ready(): its host copy is still its bytes (no copy out).
+  const bool was_ahead = it != entries_.end() && it->second.ahead;
+  if (was_ahead)
+    drop_ahead(r.ptr, it->second);
+  else
+    arrive(r.ptr);  // restored without a wait and used since: its copy out follows its copy in
+  it = entries_.find(r.ptr);
+  const bool clean = it != entries_.end() && (it->second.clean || was_ahead) && it->second.ext;
   std::optional<HostTier::Extent> ext;
   prim::Event done = 0;
   if (mode == Mode::offload && !clean) {
@@ -654,15 +757,8 @@ void Residency::restore(void* ptr, bool wait) {
     else
       complete_io(e);  // a read-ahead on its way: waited for (if it failed, the read below reports why)
   }
-  auto map = [&] {
-    try {
-      alloc_.restore(ptr);
-    } catch (const Error& err) {
-      // Pages of evictions still copying out come back once their copies complete.
-      if (err.code() != Errc::out_of_memory || !leaving_ || settle_leaving(true) == 0) throw;
-      alloc_.restore(ptr);
-    }
-  };
+  // Out of memory: pages of evictions still copying out, then of restores ahead, give way.
+  auto map = [&] { retry_oom(e.bytes, [&] { alloc_.restore(ptr); }); };
   bool copied = false;
   if (e.disk) {
     // Through a pinned extent, part by part (docs/design/residency.md): the
@@ -693,20 +789,32 @@ void Residency::restore(void* ptr, bool wait) {
     map();
   }
   e.evicted = false;
+  e.reclaimed = false;
   --st_.evicted_now;
   st_.evicted_bytes_now -= e.bytes;
   ++st_.restores;
   if (e.ext) {
-    // The allocation's stream waits for the copy; the extent is reclaimed
-    // once the copy is complete.
     if (!copied) be_.copy_to_device_async(r.ptr, host_.addr(*e.ext), e.bytes, h2d_);
     const prim::Event done = be_.record_event(h2d_);
-    if (wait)
-      be_.stream_wait(r.stream, done);
-    else
-      arriving_[r.ptr] = Arriving{r.stream, done};
-    pending_.push_back(Pending{done, *e.ext, r.ptr});
     st_.bytes_restored += e.bytes;
+    if (!wait) {
+      // Ahead: nothing waits yet, and the host copy stays until ready().
+      if (ahead_.size() > 2 * st_.ahead_now + 64)  // stale ones (ready, evicted or freed since) go
+        ahead_.erase(std::remove_if(ahead_.begin(), ahead_.end(), [&](std::uintptr_t q) {
+                       auto x = entries_.find(q);
+                       return x == entries_.end() || !x->second.ahead;
+                     }), ahead_.end());
+      ahead_.push_back(r.ptr);
+      arriving_[r.ptr] = Arriving{r.stream, done};
+      e.ahead = true;
+      ++st_.ahead_now;
+      st_.ahead_bytes_now += e.bytes;
+      return;
+    }
+    // The allocation's stream waits for the copy; the extent is reclaimed
+    // once the copy is complete.
+    be_.stream_wait(r.stream, done);
+    pending_.push_back(Pending{done, *e.ext, r.ptr});
     e.ext.reset();
   }
   entries_.erase(it);

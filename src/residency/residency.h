@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "core/allocator.h"
+#include "core/error.h"
 #include "residency/disk_tier.h"
 #include "residency/host_tier.h"
 
@@ -67,6 +68,8 @@ struct ResidencyStats {
   double disk_busy_s = 0;                                    // seconds with any request in flight
   bool disk_direct = false;                                  // O_DIRECT (false: buffered, e.g. tmpfs)
   std::uint64_t host_capacity = 0, host_used = 0;        // pinned host tier
+  std::uint64_t reclaimed = 0, reclaimed_bytes = 0;      // restored ahead, taken back under memory pressure
+  std::uint64_t ahead_now = 0, ahead_bytes_now = 0;      // restored ahead, not ready() yet
   bool asleep = false;
   double last_sleep_s = 0, last_wake_s = 0;
 };
@@ -119,9 +122,37 @@ class Residency {
   // (a prefetch issued ahead then overlaps the work queued in between). Until
   // then no kernel may touch the allocation. A free, an evict or a sleep of
   // an allocation still arriving waits for its copy first (on its stream).
+  // A restore without a wait keeps the allocation's host copy until ready()
+  // (or an evict or free): until then its bytes are still true in the host
+  // tier, so an evict needs no copy and memory pressure may take the pages
+  // back (reclaim_ahead); ready() of an allocation so reclaimed restores it
+  // again, waiting, before its stream goes on.
   void restore(void* ptr, bool wait = true);
   void ready(void* ptr);  // nothing if its copy is not pending
   void ready_all();       // every allocation with a copy pending (before a graph capture begins)
+  // Memory pressure (an allocation or a restore out of memory): allocations
+  // restored ahead and not yet ready() are evicted again, the latest
+  // restored first, until `want` bytes are unmapped or none is left; no
+  // copy (their host copies are still true), only a wait for their copies
+  // in. Returns the bytes unmapped. Errors stop it (what was taken stays
+  // evicted and restorable; the rest stays ahead).
+  std::size_t reclaim_ahead(std::size_t want);
+  // f() (an allocation, a mapping) and, each time it runs out of memory,
+  // again after one more way to free pages: the evictions in flight
+  // finished, then allocations restored ahead taken back (`want` bytes).
+  template <class F>
+  auto retry_oom(std::size_t want, F&& f) -> decltype(f()) {
+    for (int stage = 0;;) {
+      try {
+        return f();
+      } catch (const Error& e) {
+        if (e.code() != Errc::out_of_memory) throw;
+        bool freed = false;
+        while (!freed && stage < 2) freed = relieve(stage++, want);
+        if (!freed) throw;
+      }
+    }
+  }
   // Unmaps leaving allocations whose copies completed (`wait`: all of
   // them, blocking until their copies complete); returns how many.
   // Finished disk moves are completed too; a demotion that failed since the
@@ -175,6 +206,10 @@ class Residency {
     bool evicted = false;
     bool by_sleep = false;  // wake() brings it back
     bool clean = false;     // resident read-only, and ext still holds its bytes
+    // Restored without a wait, not ready() yet: resident, ext still holds its
+    // bytes (no kernel may have written it), its copy in is arriving_'s.
+    bool ahead = false;
+    bool reclaimed = false;  // evicted again by reclaim_ahead while ahead: ready() restores it
     std::size_t bytes = 0;  // what is copied: the requested size
     prim::Event leaving = 0;  // an asynchronous eviction's copy (or stream) still running
     std::optional<DiskTier::Extent> disk;  // its bytes on disk (then ext is empty, unless moving)
@@ -191,6 +226,7 @@ class Residency {
   void reclaim(bool wait);  // extents of restores whose copies completed
   void give(Entry& e);
   void arrive(std::uintptr_t ptr);  // its stream waits for a pending restore's copy
+  bool relieve(int stage, std::size_t want);  // retry_oom's ways: true if pages came back
   // A restore from disk failed after mapping: waits for the parts' copies and
   // unmaps again (evicted, on disk). If that fails too, throws its own error.
   // Finishes the disk moves that are done (`wait`: all of them).
@@ -227,6 +263,9 @@ private:
     prim::Event event;
   };
   std::unordered_map<std::uintptr_t, Arriving> arriving_;
+  std::vector<std::uintptr_t> ahead_;  // entries ahead, in the order restored (may hold stale ones)
+  void drop_ahead(std::uintptr_t ptr, Entry& e);  // ahead -> resident, ext kept; waits for its copy in
+  void arrive_all();
   std::vector<Pending> pending_;  // host extents still read by a restore's copy
   bool asleep_ = false;
   std::size_t leaving_ = 0;  // entries with an eviction in flight
