@@ -23,6 +23,7 @@ struct Timing {
   std::vector<int> issue;       // per candidate index (tiered only)
   std::vector<double> start;
   double stall = 0;
+  std::uint64_t window = 0;  // bounded(): its own timeline's most bytes beyond their use
 };
 
 // Latest starts of the tiered candidates' restores (FIFO on one link,
@@ -63,6 +64,93 @@ std::uint64_t window(const Profile& p, const std::vector<Candidate>& c, const st
   std::int64_t cur = 0, peak = 0;
   for (const auto& e : ev) peak = std::max(peak, cur += e.second);
   return static_cast<std::uint64_t>(peak);
+}
+
+// When no resident prefix lets every restore hide, each restore is issued as
+// early as the room allows: in use order, at the earliest kernel (no earlier
+// than the previous restore's, no later than its use) from which its bytes
+// fit beside the tiered bytes already on the GPU beyond their use (restored
+// ahead, or leaving) until its own copy out is done. Its use is always a
+// choice (the restore on demand). Times are those of the stalled iteration:
+// each link runs its copies in order, a restore that arrives late pushes
+// compute (and every later use) back, and the copies out of earlier uses
+// finish during that wait. The stall is how far the last use is pushed back.
+Timing bounded(const Profile& p, const std::vector<Candidate>& c, const std::vector<std::size_t>& tiered,
+               const std::vector<double>& in_spb, const std::vector<double>& out_spb, std::uint64_t room) {
+  Timing tm;
+  tm.issue.assign(c.size(), -1);
+  tm.start.assign(c.size(), 0);
+  struct Span {
+    double from, to;
+    std::uint64_t bytes;
+  };
+  std::vector<Span> placed;
+  // The most bytes of `placed` on the GPU at once within [a, b).
+  auto load = [&](double a, double b) {
+    auto at = [&](double t) {
+      std::uint64_t x = 0;
+      for (const Span& q : placed)
+        if (q.from <= t && t < q.to) x += q.bytes;
+      return x;
+    };
+    std::uint64_t best = at(a);
+    for (const Span& q : placed)
+      if (q.from > a && q.from < b) best = std::max(best, at(q.from));
+    return best;
+  };
+  // Compute's delay from kernel `k` on: the delay after the last use at or before it.
+  std::vector<std::pair<int, double>> delays;  // (use kernel, delay from its use on), in order
+  auto delay_at = [&](int k) {
+    auto it = std::upper_bound(delays.begin(), delays.end(), k, [](int x, const auto& d) { return x < d.first; });
+    return it == delays.begin() ? 0.0 : std::prev(it)->second;
+  };
+  int lo = 0;
+  double in_free = 0, out_free = 0, shift = 0;
+  for (std::size_t i : tiered) {
+    const int use = c[i].kernel;
+    const double b = static_cast<double>(c[i].bytes);
+    struct Try {
+      double issue_t, begin, done, shift, end;
+    };
+    auto attempt = [&](int k) {
+      Try t;
+      t.issue_t = p.start(k) + (k <= (delays.empty() ? -1 : delays.back().first) ? delay_at(k) : shift);
+      t.begin = std::max(t.issue_t, in_free);
+      t.done = t.begin + b * in_spb[i];
+      t.shift = std::max(shift, t.done - c[i].at);
+      t.end = std::max(c[i].at + t.shift, out_free) + b * out_spb[i];
+      return t;
+    };
+    auto fits = [&](int k) {
+      const Try t = attempt(k);
+      return load(t.issue_t, t.end) + c[i].bytes <= room;
+    };
+    int k = use;
+    if (lo < use) {
+      if (fits(lo)) {
+        k = lo;
+      } else {  // the earliest issue that fits: a later one holds less
+        int a = lo, z = use;
+        while (z - a > 1) {
+          const int mid = a + (z - a) / 2;
+          (fits(mid) ? z : a) = mid;
+        }
+        k = z;
+      }
+    }
+    lo = k;
+    const Try t = attempt(k);
+    tm.issue[i] = k;
+    tm.start[i] = t.begin;
+    placed.push_back(Span{t.issue_t, t.end, c[i].bytes});
+    in_free = t.done;
+    out_free = t.end;
+    shift = t.shift;
+    delays.emplace_back(use, shift);
+  }
+  tm.stall = shift;
+  for (const Span& q : placed) tm.window = std::max(tm.window, load(q.from, q.from));
+  return tm;
 }
 
 std::string gib(std::uint64_t b) {
@@ -134,8 +222,9 @@ LatestStartPlan plan_latest_start(const Profile& p, const Machine& m) {
     }
   }
   if (!found) {
-    // Even with every candidate tiered the restores ahead do not fit: each
-    // one comes back only at its own use (no lookahead), one at a time.
+    // Even with every candidate tiered the restores ahead do not all fit:
+    // each is issued as early as the room allows (bounded), at its own use
+    // when nothing else fits.
     std::size_t big = 0;
     for (std::size_t i = 0; i < c.size(); ++i)
       if (c[i].bytes > c[big].bytes) big = i;
@@ -147,16 +236,13 @@ LatestStartPlan plan_latest_start(const Profile& p, const Machine& m) {
     for (std::size_t i = 0; i < c.size(); ++i)
       if (c[i].bytes > 0) tiered.push_back(i);
     assign_tiers(tiered);
-    tm = Timing{};
-    tm.issue.assign(c.size(), -1);
-    tm.start.assign(c.size(), 0);
-    for (std::size_t i : tiered) {
-      tm.issue[i] = c[i].kernel;
-      tm.start[i] = c[i].at;
-      out.stall_s += static_cast<double>(c[i].bytes) * in_spb[i];
-    }
+    tm = bounded(p, c, tiered, in_spb, out_spb_v, room);
+    out.stall_s = tm.stall;
     out.resident_bytes = 0;
-    out.window_bytes = c[big].bytes;
+    // What is on the GPU beyond its use: within the room, unless a restore at
+    // its use does not fit beside the copies still leaving (the runtime's
+    // out-of-memory retry then waits for them).
+    out.window_bytes = std::max(tm.window, c[big].bytes);
   }
   std::vector<char> is_tiered(c.size(), 0);
   for (std::size_t i : tiered) is_tiered[i] = 1;
