@@ -564,6 +564,33 @@ TEST(Residency, TakingBackARestoreAheadWaitsForItsCopyAndSurvivesAFault) {
   r.dev->check();
 }
 
+// An out-of-memory retry waits for the evictions in flight only until its
+// request's bytes are back, oldest first, not for every copy still running.
+TEST(Residency, OutOfMemoryWaitsOnlyForTheLeavingPagesItNeeds) {
+  Rig r;
+  r.host->set_lag(10);
+  r.host->advance_clock(1);
+  Buf a = make(r, 8 * kPage, 0, 1);
+  Buf b = make(r, 8 * kPage, 0, 2);
+  Buf c = make(r, 8 * kPage, 0, 3);
+  r.dev->set_memory_cap(r.reserved());
+  for (Buf* x : {&a, &b, &c}) r.dev->evict(x->p, Mode::offload, /*wait=*/false);
+  EXPECT_EQ(r.dev->residency_stats().leaving_now, 3u);
+  Buf d = make(r, 8 * kPage, 0, 4);  // a's pages
+  auto st = r.dev->residency_stats();
+  EXPECT_EQ(st.leaving_now, 2u) << "b's and c's copies go on";
+  EXPECT_EQ(st.evicted_now, 1u);
+  Buf e = make(r, 16 * kPage, 0, 5);  // b's and c's
+  EXPECT_EQ(r.dev->residency_stats().leaving_now, 0u);
+  r.dev->free(d.p);
+  r.dev->free(e.p);
+  for (Buf* x : {&a, &b, &c}) {
+    r.dev->restore(x->p);
+    EXPECT_TRUE(holds(r.be(), x->p, x->n, x->seed));
+  }
+  r.dev->check();
+}
+
 TEST(Residency, RestoringOrFreeingALeavingAllocationCancelsItsEviction) {
   Rig r;
   r.host->set_lag(10);

@@ -183,7 +183,7 @@ std::size_t Residency::reclaim_ahead(std::size_t want) {
 }
 
 bool Residency::relieve(int stage, std::size_t want) {
-  if (stage == 0) return leaving_ && settle_leaving(true) > 0;
+  if (stage == 0) return leaving_ && settle_leaving(true, want) > 0;
   return !alloc_.capturing() && reclaim_ahead(want) > 0;
 }
 
@@ -707,7 +707,7 @@ std::size_t Residency::settle(bool wait) {
   return n;
 }
 
-std::size_t Residency::settle_leaving(bool wait) {
+std::size_t Residency::settle_leaving(bool wait, std::size_t want) {
   if (!leaving_) {
     order_.clear();
     return 0;
@@ -715,8 +715,8 @@ std::size_t Residency::settle_leaving(bool wait) {
   // In the order the evictions were queued: their copies complete in that
   // order on the D2H stream, so each unmap runs while later copies still
   // move bytes. Without waiting, it stops at the first copy still running.
-  std::size_t n = 0;
-  while (!order_.empty()) {
+  std::size_t n = 0, freed = 0;
+  while (!order_.empty() && freed < want) {
     const std::uintptr_t ptr = order_.front();
     auto it = entries_.find(ptr);
     if (it == entries_.end() || !it->second.leaving) {  // restored (cancelled) or freed since
@@ -730,6 +730,7 @@ std::size_t Residency::settle_leaving(bool wait) {
       break;
     order_.pop_front();
     finish_eviction(ptr, e);
+    freed += e.bytes;
     ++n;
   }
   return n;

@@ -138,8 +138,9 @@ class Residency {
   // evicted and restorable; the rest stays ahead).
   std::size_t reclaim_ahead(std::size_t want);
   // f() (an allocation, a mapping) and, each time it runs out of memory,
-  // again after one more way to free pages: the evictions in flight
-  // finished, then allocations restored ahead taken back (`want` bytes).
+  // again after freeing about `want` bytes more: the evictions in flight,
+  // oldest first, finished (waited for) while there are any, then
+  // allocations restored ahead taken back.
   template <class F>
   auto retry_oom(std::size_t want, F&& f) -> decltype(f()) {
     for (int stage = 0;;) {
@@ -148,7 +149,8 @@ class Residency {
       } catch (const Error& e) {
         if (e.code() != Errc::out_of_memory) throw;
         bool freed = false;
-        while (!freed && stage < 2) freed = relieve(stage++, want);
+        while (!freed && stage < 2)
+          if (!(freed = relieve(stage, want))) ++stage;
         if (!freed) throw;
       }
     }
@@ -239,7 +241,10 @@ class Residency {
   // demotion's bytes stay in the host tier, a read-ahead's on disk.
   void cancel_io(Entry& e);
 public:
-  std::size_t settle_leaving(bool wait);  // settle()'s evictions part (an allocation's out-of-memory retry)
+  // settle()'s evictions part. With `wait`, stops once the allocations
+  // unmapped add up to `want` bytes (an out-of-memory retry needs only its
+  // request's pages back, not every copy in flight).
+  std::size_t settle_leaving(bool wait, std::size_t want = SIZE_MAX);
 private:
   void unmap_failed_restore(std::uintptr_t ptr, const HostTier::Extent& staging, std::exception_ptr why);
 
