@@ -904,4 +904,76 @@ TEST(DiskTierResidency, TeardownWithMovesInFlight) {
   }
 }
 
+
+// evict(discard) of a prefetch taken back under memory pressure gives
+// its host and disk extents back while a read-ahead (or a demotion) still
+// moves them on an I/O thread; the entry keeps e.io with no extents.
+TEST(DiskTierResidency, DiscardingATakenBackPrefetchStopsItsReadAhead) {
+  Dir d;
+  Rig r;
+  SlowOps ops;
+  r.dev->set_disk_tier(d.path, 0, &ops);
+  const std::size_t n = 8 * DiskTier::kPart;
+  void* a = r.dev->alloc(n, nullptr);
+  fill(r.be(), a, n, 41);
+  void* b = r.dev->alloc(n, nullptr);
+  fill(r.be(), b, n, 42);
+  r.dev->evict(a, Mode::offload);
+  r.dev->restore(a, /*wait=*/false);
+  r.dev->set_memory_cap(r.dev->stats().reserved.current);
+  void* c = r.dev->alloc(n, nullptr);  // takes a back
+  ASSERT_EQ(r.dev->residency_stats().reclaimed, 1u);
+  r.dev->demote(a);  // a's bytes on disk
+  ops.read_ms = 100;
+  r.dev->fetch(a);  // read-ahead in flight into a host extent
+  ASSERT_GT(r.dev->residency_stats().disk_reading_now, 0u);
+  r.dev->evict(a, Mode::discard);  // the owner drops its prefetch
+  auto st = r.dev->residency_stats();
+  EXPECT_EQ(st.disk_reading_now, 0u) << "the read must stop before its extents go back";
+  EXPECT_EQ(st.host_used, 0u);
+  r.dev->free(c);
+  r.dev->evict(b, Mode::offload);  // takes the host extent the read still writes
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the read lands
+  ops.read_ms = 0;
+  std::string msg;
+  Errc e = error_of([&] { r.dev->restore(b); }, &msg);
+  EXPECT_EQ(e, Errc::ok) << msg;
+  EXPECT_TRUE(holds(r.be(), b, n, 42)) << "b's bytes were overwritten by a's read-ahead";
+}
+
+
+// a restore from disk that runs out of memory takes back a restore
+// ahead from inside the read's mapping callback.
+TEST(DiskTierResidency, ARestoreFromDiskTakesBackARestoreAhead) {
+  Dir d;
+  Rig r;
+  r.dev->set_disk_tier(d.path, 0);
+  r.host->set_lag(10);
+  r.host->advance_clock(1);
+  const std::size_t n = 8 * DiskTier::kPart;
+  void* a = r.dev->alloc(n, nullptr);
+  fill(r.be(), a, n, 51);
+  void* b = r.dev->alloc(n, nullptr);
+  fill(r.be(), b, n, 52);
+  r.dev->set_memory_cap(r.dev->stats().reserved.current);
+  r.dev->evict(a, Mode::offload);
+  r.dev->demote(a);
+  r.dev->evict(b, Mode::offload);
+  void* c = r.dev->alloc(n, nullptr);  // a's or b's pages
+  fill(r.be(), c, n, 53);
+  r.dev->restore(b, /*wait=*/false);  // the last free pages
+  r.dev->restore(a);                  // from disk: takes b back
+  EXPECT_EQ(r.dev->residency_stats().reclaimed, 1u);
+  EXPECT_TRUE(holds(r.be(), a, n, 51));
+  r.dev->free(c);
+  r.dev->restore_ready(b);
+  r.host->advance_clock(100);
+  EXPECT_TRUE(holds(r.be(), b, n, 52));
+  r.dev->free(a);
+  r.dev->free(b);
+  r.dev->settle(true);
+  EXPECT_EQ(r.dev->residency_stats().host_used, 0u);
+  r.dev->check();
+}
+
 }  // namespace memlake::test

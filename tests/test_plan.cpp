@@ -2,6 +2,8 @@
 // profiles (CPU only, no data files beyond tests/data/g10).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <random>
@@ -538,4 +540,60 @@ TEST(PlanLatestStart, ABudgetBelowOneTensorNamesItAndTheSizes) {
   EXPECT_NE(rep.find("policy latest-start\n"), std::string::npos) << rep;
   EXPECT_NE(rep.find("\nsim iteration_s "), std::string::npos) << rep;
   EXPECT_NE(rep.find("tensor 0 resident"), std::string::npos) << rep;
+}
+
+// bounded() on ~300 candidates x ~400 kernels, sizes mixed: time,
+// issue <= use, issues monotone in use order, window vs room, simulator peak.
+TEST(PlanLatestStart, BoundedRestoresAtScaleStayInOrderAndBeatRestoresOnDemand) {
+  for (unsigned seed = 1; seed <= 12; ++seed) {
+    std::mt19937 rng(seed);
+    Profile p;
+    p.name = "scale";
+    const int K = 400, N = 300;
+    std::vector<std::vector<TensorId>> reads(K);
+    std::uniform_int_distribution<int> kd(1, K - 1);
+    std::uniform_int_distribution<int> mb(8, 512);
+    for (int i = 0; i < N; ++i) {
+      const TensorId t = p.add_tensor("s" + std::to_string(i), mb(rng) * kMiB, true);
+      reads[kd(rng)].push_back(t);
+    }
+    std::uniform_real_distribution<double> gap(0.0002, 0.004);
+    for (int k = 0; k < K; ++k) p.kernels.push_back({"k" + std::to_string(k), k == 0 ? 0.05 : gap(rng), reads[k], {}});
+    p.finalize();
+    std::uint64_t total = 0, big = 0;
+    for (const auto& t : p.tensors) total += t.bytes;
+    for (int k = 0; k < K; ++k) { std::uint64_t x = 0; for (TensorId t : reads[k]) x += p.tensors[t].bytes; big = std::max(big, x); }
+    const double f[] = {1.05, 1.3, 2, 4};
+    Machine m = link_machine(seed > 4 ? static_cast<std::uint64_t>(big * f[seed % 4]) : std::max<std::uint64_t>(big * 2, total / 20), 25);
+    const auto t0 = std::chrono::steady_clock::now();
+    LatestStartPlan lp = plan_latest_start(p, m);
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(secs, 1.0) << "seed " << seed;
+    int prev_issue = -1, prev_use = -1;
+    std::vector<std::pair<int, int>> order;
+    for (TensorId t : lp.tiered) order.push_back({p.uses(t).front(), lp.issue[t]});
+    std::stable_sort(order.begin(), order.end(), [](auto a, auto b) { return a.first < b.first; });
+    int bad_order = 0, after_use = 0;
+    for (auto [use, issue] : order) {
+      after_use += issue > use;
+      bad_order += issue < prev_issue;
+      prev_issue = issue;
+      prev_use = use;
+    }
+    (void)prev_use;
+    EXPECT_EQ(after_use, 0);
+    EXPECT_EQ(bad_order, 0);
+    const SimResult r = simulate(p, m, lp.schedule);
+    EXPECT_LE(r.peak_gpu_bytes, m.gpu_bytes);
+    Schedule od;
+    for (TensorId t : lp.tiered) {
+      const int use = p.uses(t).front();
+      od.moves.push_back({Move::Evict, t, (use + 1) % K, Tier::Host});
+      od.moves.push_back({Move::Prefetch, t, use, Tier::Gpu});
+    }
+    od.victim = VictimRule::FurthestNextUse;
+    od.sort();
+    const SimResult r2 = simulate(p, m, od);
+    EXPECT_LE(r.iteration_s, r2.iteration_s);
+  }
 }

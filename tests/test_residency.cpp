@@ -778,6 +778,284 @@ TEST_P(ResidencyBackend, SleepWakeRoundTrip) {
   dev.check();
 }
 
+
+// ---- Restores ahead under pressure: teardown, ordering, faults (a review's tests)
+
+class EventCount final : public prim::ForwardingBackend {
+ public:
+  EventCount(std::unique_ptr<prim::Backend> b, long* live) : ForwardingBackend(std::move(b)), live_(live) {}
+  prim::Event record_event(prim::Stream s) override {
+    prim::Event e = inner().record_event(s);
+    ++*live_;
+    return e;
+  }
+  void destroy_event(prim::Event e) override {
+    inner().destroy_event(e);
+    --*live_;
+  }
+  long* live_;
+};
+
+// a restore ahead never ready()'d: its event (owned by arriving_ now,
+// no longer by pending_) is never destroyed at teardown.
+TEST(Residency, TeardownDestroysTheEventsOfRestoresAhead) {
+  for (bool wait : {true, false}) {
+    long live = 0;
+    {
+      auto h = std::make_unique<prim::HostBackend>(0, kPage, 0);
+      auto w = std::make_unique<EventCount>(std::move(h), &live);
+      Options o;
+      o.backend = "host";
+      o.small_max = kPage / 4;
+      core::DeviceAllocator dev(std::move(w), o);
+      void* a = dev.alloc(8 * kPage, nullptr);
+      fill(dev.backend(), a, 8 * kPage, 1);
+      dev.evict(a, Mode::offload);
+      dev.restore(a, wait);
+    }
+    EXPECT_EQ(live, 0) << "wait=" << wait;
+  }
+}
+
+// a restore ahead that runs out of memory takes back an earlier
+// restore ahead (needed sooner); ready() of that one then takes back the later
+// one: each prefetch undoes the other, and the second use fails anyway.
+TEST(Residency, ARestoreAheadNeverTakesBackAnother) {
+  Rig r;
+  Buf a = make(r, 8 * kPage, 0, 1);
+  Buf b = make(r, 8 * kPage, 0, 2);
+  Buf c = make(r, 8 * kPage, 0, 3);
+  r.dev->set_memory_cap(r.reserved());
+  r.dev->evict(a.p, Mode::offload);
+  r.dev->evict(b.p, Mode::offload);
+  Buf d = make(r, 8 * kPage, 0, 4);  // room for one more now
+  r.dev->restore(a.p, /*wait=*/false);  // prefetch for the next use
+  EXPECT_EQ(error_of([&] { r.dev->restore(b.p, /*wait=*/false); }), Errc::out_of_memory)
+      << "a later prefetch should not undo an earlier one";
+  EXPECT_EQ(r.dev->residency_stats().reclaimed, 0u);
+  r.dev->restore_ready(a.p);
+  EXPECT_EQ(r.dev->residency_stats().reclaimed, 0u);
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  (void)c;
+  (void)d;
+}
+
+// evict(wait=false) of a prefetch not used blocks the host on its copy in.
+TEST(Residency, AnAsyncEvictOfAnUnusedPrefetchDoesNotBlockTheHost) {
+  auto h = std::make_unique<prim::HostBackend>(0, kPage, 0);
+  prim::HostBackend* host = h.get();
+  auto w = std::make_unique<WaitLog>(std::move(h));
+  WaitLog* log = w.get();
+  Options o;
+  o.backend = "host";
+  o.small_max = kPage / 4;
+  core::DeviceAllocator dev(std::move(w), o);
+  host->set_lag(10);
+  host->advance_clock(1);
+  void* a = dev.alloc(8 * kPage, nullptr);
+  fill(dev.backend(), a, 8 * kPage, 1);
+  dev.evict(a, Mode::offload);
+  dev.restore(a, /*wait=*/false);
+  const prim::Event copy = log->recorded.back();
+  dev.evict(a, Mode::offload, /*wait=*/false);
+  EXPECT_EQ(std::find(log->host_waits.begin(), log->host_waits.end(), copy), log->host_waits.end())
+      << "evict(wait=false) waited on the host for the copy in";
+  host->advance_clock(100);
+  dev.restore(a);
+  EXPECT_TRUE(holds(dev.backend(), a, 8 * kPage, 1));
+  dev.free(a);
+}
+
+
+// random evict/restore-ahead/ready/ready_all/free/alloc under a cap,
+// with lag; every byte and the counters at the end.
+TEST(Residency, RandomPrefetchesUnderPressureKeepEveryByte) {
+  for (std::uint64_t run = 1; run <= 20; ++run) {
+    std::mt19937_64 rng(run);
+    Rig r;
+    r.host->set_lag(5);
+    std::uint64_t clock = 1;
+    r.host->advance_clock(clock);
+    struct B {
+      Buf b;
+      bool out = false, ahead = false;
+    };
+    std::vector<B> live;
+    std::uint64_t seed = 1;
+    for (int i = 0; i < 6; ++i) live.push_back({make(r, (1 + rng() % 8) * kPage, 0, seed++)});
+    r.dev->set_memory_cap(r.reserved() + 8 * kPage);
+    for (int step = 0; step < 400; ++step) {
+      const int op = static_cast<int>(rng() % 12);
+      SCOPED_TRACE("run " + std::to_string(run) + " step " + std::to_string(step) + " op " + std::to_string(op));
+      if (op == 0) {
+        try {
+          live.push_back({make(r, (1 + rng() % 8) * kPage, 0, seed++)});
+        } catch (const Error& e) {
+          ASSERT_EQ(e.code(), Errc::out_of_memory);
+        }
+      } else if (op == 1 && live.size() > 2) {
+        const std::size_t i = rng() % live.size();
+        r.dev->free(live[i].b.p);
+        live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+      } else if (op <= 4 && !live.empty()) {
+        B& x = live[rng() % live.size()];
+        if (x.out) continue;
+        r.dev->evict(x.b.p, Mode::offload, rng() % 2);
+        x.out = true;
+        x.ahead = false;
+      } else if (op <= 7 && !live.empty()) {
+        B& x = live[rng() % live.size()];
+        if (!x.out) continue;
+        const bool wait = rng() % 3 == 0;
+        try {
+          r.dev->restore(x.b.p, wait);
+        } catch (const Error& e) {
+          ASSERT_EQ(e.code(), Errc::out_of_memory);
+          continue;
+        }
+        x.out = false;
+        x.ahead = !wait;
+      } else if (op == 8 && !live.empty()) {
+        B& x = live[rng() % live.size()];
+        if (x.out) continue;
+        try {
+          r.dev->restore_ready(x.b.p);
+        } catch (const Error& e) {
+          ASSERT_EQ(e.code(), Errc::out_of_memory);
+          continue;
+        }
+        x.ahead = false;
+        if (rng() % 2) {
+          ASSERT_TRUE(holds(r.be(), x.b.p, x.b.n, x.b.seed));
+          x.b.seed = seed++;
+          fill(r.be(), x.b.p, x.b.n, x.b.seed);
+        }
+      } else if (op == 9) {
+        try {
+          r.dev->restore_ready(nullptr);
+          for (B& x : live) x.ahead = false;
+        } catch (const Error& e) {
+          ASSERT_EQ(e.code(), Errc::out_of_memory);
+        }
+      } else if (op == 10) {
+        r.host->advance_clock(clock += rng() % 8);
+      } else if (op == 11 && rng() % 4 == 0) {
+        r.dev->sleep(Mode::offload);
+        r.dev->wake();
+      }
+      auto st = r.dev->residency_stats();
+      std::size_t ahead = 0, out = 0;
+      for (B& x : live) ahead += x.ahead, out += x.out;
+      ASSERT_LE(st.ahead_now, ahead);
+      ASSERT_GE(st.evicted_now + st.leaving_now, out);
+      ASSERT_LE(st.evicted_now + st.leaving_now, out + ahead);
+      if (error_of([&] { r.dev->check(); }) != Errc::ok) {
+        ADD_FAILURE() << "check failed at run " << run << " step " << step << " op " << op;
+        return;
+      }
+    }
+    r.dev->set_memory_cap(0);
+    r.dev->restore_ready(nullptr);
+    for (B& x : live) {
+      if (x.out) r.dev->restore(x.b.p);
+      EXPECT_TRUE(holds(r.be(), x.b.p, x.b.n, x.b.seed)) << "run " << run;
+    }
+    auto st = r.dev->residency_stats();
+    EXPECT_EQ(st.evicted_now, 0u);
+    EXPECT_EQ(st.ahead_now, 0u);
+    for (B& x : live) r.dev->free(x.b.p);
+    r.host->advance_clock(clock + 1000);
+    r.dev->settle(true);
+    st = r.dev->residency_stats();
+    EXPECT_EQ(st.host_used, 0u) << "run " << run;
+    EXPECT_EQ(st.evicted_now, 0u);
+    EXPECT_EQ(st.evicted_bytes_now, 0u);
+    EXPECT_EQ(st.ahead_bytes_now, 0u);
+    r.dev->check();
+    if (::testing::Test::HasFailure()) break;
+  }
+}
+
+
+// ready() of a prefetch taken back maps it again, but
+// DeviceAllocator::restore_ready does not refresh the gauges (not gauged()).
+TEST(Residency, ReadyOfATakenBackPrefetchKeepsTheGauges) {
+  Rig r;
+  Buf a = make(r, 8 * kPage, 0, 1);
+  Buf b = make(r, 8 * kPage, 0, 2);
+  r.dev->set_memory_cap(r.reserved());
+  r.dev->evict(a.p, Mode::offload);
+  r.dev->restore(a.p, /*wait=*/false);
+  Buf c = make(r, 8 * kPage, 0, 3);  // takes a back
+  ASSERT_EQ(r.dev->residency_stats().reclaimed, 1u);
+  r.dev->free(c.p);
+  r.dev->empty_cache();
+  r.dev->set_memory_cap(0);
+  r.dev->check();
+  r.dev->restore_ready(a.p);  // maps a again, on new handles
+  EXPECT_EQ(error_of([&] { r.dev->check(); }), Errc::ok);
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  (void)b;
+}
+
+
+// restores ahead, taking back and ready() with a fault at every call.
+TEST(Residency, PrefetchPathsSurviveAFaultAtEveryCall) {
+  std::uint64_t injected = 0;
+  for (prim::Op op : {prim::Op::event_record, prim::Op::event_query, prim::Op::synchronize, prim::Op::unmap,
+                      prim::Op::map, prim::Op::create, prim::Op::set_access}) {
+    for (int nth = 1; nth <= 8; ++nth) {
+      SCOPED_TRACE(std::string(prim::op_name(op)) + " #" + std::to_string(nth));
+      Rig r;
+      r.host->set_lag(10);
+      std::uint64_t clock = 1;
+      r.host->advance_clock(clock);
+      Buf a = make(r, 8 * kPage, 0, 1), b = make(r, 8 * kPage, 0, 2), c = make(r, 8 * kPage, 0, 3);
+      r.dev->set_memory_cap(r.reserved());
+      r.dev->evict(a.p, Mode::offload);
+      r.dev->evict(b.p, Mode::offload);
+      r.faulty->fail_nth(op, nth);
+      void* d = nullptr;
+      (void)error_of([&] { r.dev->restore(a.p, false); });
+      (void)error_of([&] { r.dev->restore(b.p, false); });
+      (void)error_of([&] { d = r.dev->alloc(8 * kPage, nullptr); });
+      (void)error_of([&] { r.dev->evict(c.p, Mode::offload, false); });
+      (void)error_of([&] { r.dev->restore_ready(a.p); });
+      (void)error_of([&] { r.dev->evict(b.p, Mode::offload, false); });
+      (void)error_of([&] { r.dev->restore_ready(b.p); });
+      (void)error_of([&] { r.dev->restore_ready(nullptr); });
+      injected += r.faulty->faults_injected();
+      r.faulty->stop_failing();
+      ASSERT_EQ(error_of([&] { r.dev->check(); }), Errc::ok);
+      if (d) r.dev->free(d);
+      r.dev->set_memory_cap(0);
+      r.host->advance_clock(clock += 100);
+      r.dev->settle(true);
+      r.dev->restore_ready(nullptr);
+      for (Buf* x : {&a, &b, &c})
+        if (!r.host->accessible(reinterpret_cast<std::uintptr_t>(x->p), kPage)) r.dev->restore(x->p);
+      r.dev->restore_ready(nullptr);
+      for (Buf* x : {&a, &b, &c}) EXPECT_TRUE(holds(r.be(), x->p, x->n, x->seed)) << x->seed;
+      auto st = r.dev->residency_stats();
+      EXPECT_EQ(st.evicted_now, 0u);
+      EXPECT_EQ(st.ahead_now, 0u);
+      EXPECT_EQ(st.leaving_now, 0u);
+      for (Buf* x : {&a, &b, &c}) r.dev->free(x->p);
+      r.host->advance_clock(clock += 100);
+      r.dev->settle(true);
+      st = r.dev->residency_stats();
+      EXPECT_EQ(st.host_used, 0u);
+      EXPECT_EQ(st.evicted_bytes_now, 0u);
+      EXPECT_EQ(st.ahead_bytes_now, 0u);
+      r.dev->check();
+      r.dev->empty_cache();
+      EXPECT_EQ(r.host->live_mappings(), 0u);
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+  EXPECT_GT(injected, 0u);
+}
+
 MEMLAKE_INSTANTIATE_BACKENDS(ResidencyBackend);
 
 }  // namespace

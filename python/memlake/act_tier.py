@@ -217,7 +217,7 @@ class ActivationTiering:
         self._reset()
         self.st = dict(act_iterations=0, act_profiles=0, act_mismatches=0, act_evictions=0, act_evicted_bytes=0,
                        act_restores_planned=0, act_restores_on_demand=0, act_late_uses=0, act_restored_bytes=0,
-                       act_passive=0, act_aborted=0, act_returned_at_end=0, act_covered=0)
+                       act_passive=0, act_aborted=0, act_returned_at_end=0, act_covered=0, act_prefetch_deferred=0)
         start = self._on_start if _takes("register_forward_pre_hook", "with_kwargs") else self._on_start_args
         kw = dict(with_kwargs=True) if start == self._on_start else {}
         self._handles = [model.register_forward_pre_hook(start, **kw)]
@@ -464,7 +464,12 @@ class ActivationTiering:
                 if not h.alive():  # freed while away (a branch backward never reads): memlake dropped it
                     h.away = False
                     continue
-                self._restore(h, planned=True)
+                try:
+                    self._restore(h, planned=True)
+                except MemoryError:  # no room for it yet (a prefetch never takes another's): the next read retries
+                    self._queue_pos -= 1
+                    self.st["act_prefetch_deferred"] += 1
+                    break
                 h.ahead = True
                 self._ahead.append(h)
                 self._ahead_bytes += h.nbytes

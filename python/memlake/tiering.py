@@ -166,7 +166,8 @@ class Tiering:
         self._profile = None
         self._st = dict(steps_in_backward=0, steps_after_backward=0, restores_planned=0, restores_on_demand=0,
                         evictions=0, evicted_bytes=0, restored_bytes=0, demoted_bytes=0, disk_write_s=0.0,
-                        fetched_bytes=0, disk_restored_bytes=0, disk_read_s=0.0, retimed_at=None, retime_skipped=0)
+                        fetched_bytes=0, disk_restored_bytes=0, disk_read_s=0.0, retimed_at=None, retime_skipped=0,
+                        prefetch_deferred=0)
         self._hooks = [p.register_post_accumulate_grad_hook(self._on_grad) for p in self._params]
         if isinstance(model, _torch.nn.Module):
             self._hooks.append(model.register_forward_pre_hook(self._on_forward))
@@ -214,6 +215,9 @@ class Tiering:
             try:
                 _res.restore(v, device=self.device, wait=wait)
             except OutOfMemoryError as e:
+                if not wait:  # a prefetch with no room yet (it never takes another's): at the step, on demand
+                    self._st["prefetch_deferred"] += 1
+                    return
                 raise OutOfMemoryError(f"tier(): restoring the optimizer states of {self._names[i]} "
                                        f"({v.nbytes} bytes) does not fit the budget: {e}") from None
             out.pop(0)

@@ -329,11 +329,12 @@ void DeviceAllocator::restore(void* ptr, bool wait) {
 }
 
 void DeviceAllocator::restore_ready(void* ptr) {
-  std::lock_guard<std::mutex> g(mu_);
-  if (ptr)
-    res_.ready(ptr);
-  else
-    res_.ready_all();
+  gauged([&] {
+    if (ptr)
+      res_.ready(ptr);
+    else
+      res_.ready_all();
+  });
 }
 
 void DeviceAllocator::reserve_host_tier(std::size_t bytes) {

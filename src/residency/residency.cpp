@@ -29,6 +29,8 @@ Residency::~Residency() {
     }
     for (auto& kv : entries_)
       if (kv.second.leaving) be_.destroy_event(kv.second.leaving);
+    for (auto& kv : arriving_) be_.destroy_event(kv.second.event);  // restores ahead never ready()
+    arriving_.clear();
     reclaim(true);
     if (have_streams_) {
       be_.destroy_stream(d2h_);
@@ -128,6 +130,16 @@ void Residency::ready(void* ptr) {
     return;
   }
   if (!arriving_.empty()) arrive(r.ptr);
+}
+
+prim::Event Residency::take_ahead(std::uintptr_t ptr, Entry& e) {
+  auto a = arriving_.find(ptr);
+  const prim::Event ev = a->second.event;
+  arriving_.erase(a);
+  e.ahead = false;
+  --st_.ahead_now;
+  st_.ahead_bytes_now -= e.bytes;
+  return ev;
 }
 
 void Residency::drop_ahead(std::uintptr_t ptr, Entry& e) {
@@ -587,6 +599,7 @@ void Residency::evict(void* ptr, Mode mode, bool wait) {
     if (it != entries_.end() && it->second.reclaimed) {  // taken back under pressure: already where it goes
       it->second.reclaimed = false;
       if (mode == Mode::discard) {
+        if (it->second.io) cancel_io(it->second);  // no I/O thread is left with its extents
         st_.bytes_discarded += it->second.bytes;
         give(it->second);
       }
@@ -596,9 +609,15 @@ void Residency::evict(void* ptr, Mode mode, bool wait) {
   }
   if (it != entries_.end() && it->second.leaving)
     throw_error(Errc::invalid_argument, "evict(" + hex_ptr(r.ptr) + "): already being evicted");
-  // Restored ahead and never ready(): its host copy is still its bytes (no copy out).
+  // Restored ahead and never ready(): its host copy is still its bytes (no
+  // copy out). Offloaded, its pages go once its copy in is complete (that
+  // copy's event is the eviction's, no host wait); discarded, the host copy
+  // goes now, so the copy in reading it completes first.
   const bool was_ahead = it != entries_.end() && it->second.ahead;
-  if (was_ahead)
+  prim::Event copy_in = 0;
+  if (was_ahead && mode == Mode::offload)
+    copy_in = take_ahead(r.ptr, it->second);
+  else if (was_ahead)
     drop_ahead(r.ptr, it->second);
   else
     arrive(r.ptr);  // restored without a wait and used since: its copy out follows its copy in
@@ -634,7 +653,7 @@ void Residency::evict(void* ptr, Mode mode, bool wait) {
       throw;
     }
   } else {
-    done = be_.record_event(r.stream);  // the last work that may touch the pages
+    done = copy_in ? copy_in : be_.record_event(r.stream);  // the last work that may touch the pages
   }
   Entry& e = entries_[r.ptr];
   if (ext) {
@@ -739,6 +758,10 @@ std::size_t Residency::settle_leaving(bool wait, std::size_t want) {
 void Residency::restore(void* ptr, bool wait) {
   refuse_under_capture("restore");  // its copy and the stream's wait would go into the graph
   streams();
+  if (!wait) {  // nothing can fail once its copy is queued
+    ahead_.reserve(ahead_.size() + 1);
+    arriving_.reserve(arriving_.size() + 1);
+  }
   reclaim(false);
   settle_leaving(false);
   poll_io(false);
@@ -758,8 +781,10 @@ void Residency::restore(void* ptr, bool wait) {
     else
       complete_io(e);  // a read-ahead on its way: waited for (if it failed, the read below reports why)
   }
-  // Out of memory: pages of evictions still copying out, then of restores ahead, give way.
-  auto map = [&] { retry_oom(e.bytes, [&] { alloc_.restore(ptr); }); };
+  // Out of memory: pages of evictions still copying out give way, then (for a
+  // restore that is needed now) those of restores ahead; a restore ahead never
+  // takes back another (it would undo a prefetch needed sooner).
+  auto map = [&] { retry_oom(e.bytes, [&] { alloc_.restore(ptr); }, /*reclaim=*/wait); };
   bool copied = false;
   if (e.disk) {
     // Through a pinned extent, part by part (docs/design/residency.md): the

@@ -139,17 +139,18 @@ class Residency {
   std::size_t reclaim_ahead(std::size_t want);
   // f() (an allocation, a mapping) and, each time it runs out of memory,
   // again after freeing about `want` bytes more: the evictions in flight,
-  // oldest first, finished (waited for) while there are any, then
-  // allocations restored ahead taken back.
+  // oldest first, finished (waited for) while there are any, then (with
+  // `reclaim`) allocations restored ahead taken back.
   template <class F>
-  auto retry_oom(std::size_t want, F&& f) -> decltype(f()) {
+  auto retry_oom(std::size_t want, F&& f, bool reclaim = true) -> decltype(f()) {
+    const int stages = reclaim ? 2 : 1;
     for (int stage = 0;;) {
       try {
         return f();
       } catch (const Error& e) {
         if (e.code() != Errc::out_of_memory) throw;
         bool freed = false;
-        while (!freed && stage < 2)
+        while (!freed && stage < stages)
           if (!(freed = relieve(stage, want))) ++stage;
         if (!freed) throw;
       }
@@ -270,6 +271,7 @@ private:
   std::unordered_map<std::uintptr_t, Arriving> arriving_;
   std::vector<std::uintptr_t> ahead_;  // entries ahead, in the order restored (may hold stale ones)
   void drop_ahead(std::uintptr_t ptr, Entry& e);  // ahead -> resident, ext kept; waits for its copy in
+  prim::Event take_ahead(std::uintptr_t ptr, Entry& e);  // ahead -> resident, ext kept; its copy-in event is the caller's
   void arrive_all();
   std::vector<Pending> pending_;  // host extents still read by a restore's copy
   bool asleep_ = false;
