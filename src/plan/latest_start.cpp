@@ -112,9 +112,12 @@ Timing bounded(const Profile& p, const std::vector<Candidate>& c, const std::vec
     struct Try {
       double issue_t, begin, done, shift, end;
     };
-    auto attempt = [&](int k) {
+    // Issued at kernel k; `room_at`: when its bytes find room (its issue, or
+    // later for a restore at its use that waits for copies out to finish).
+    auto attempt = [&](int k, double room_at = -1) {
       Try t;
       t.issue_t = p.start(k) + (k <= (delays.empty() ? -1 : delays.back().first) ? delay_at(k) : shift);
+      t.issue_t = std::max(t.issue_t, room_at);
       t.begin = std::max(t.issue_t, in_free);
       t.done = t.begin + b * in_spb[i];
       t.shift = std::max(shift, t.done - c[i].at);
@@ -139,7 +142,23 @@ Timing bounded(const Profile& p, const std::vector<Candidate>& c, const std::vec
       }
     }
     lo = k;
-    const Try t = attempt(k);
+    double room_at = -1;
+    if (k == use && !fits(k)) {
+      // Not even at its use: it waits (the runtime's out-of-memory retry) until
+      // enough copies out have finished. Every span placed began no later than
+      // this issue, so from here the bytes on the GPU only fall.
+      const double from = attempt(k).issue_t;
+      std::vector<double> ends;
+      for (const Span& q : placed)
+        if (q.to > from) ends.push_back(q.to);
+      std::sort(ends.begin(), ends.end());
+      for (double e : ends)
+        if (load(e, e) + c[i].bytes <= room) {
+          room_at = e;
+          break;
+        }
+    }
+    const Try t = attempt(k, room_at);
     tm.issue[i] = k;
     tm.start[i] = t.begin;
     placed.push_back(Span{t.issue_t, t.end, c[i].bytes});
