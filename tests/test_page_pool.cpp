@@ -171,5 +171,35 @@ TEST(PagePoolFit, TakesWholePagesUpToTheEndOfThePageHoldingTheLastSlot) {
   }
 }
 
+// A restore's exact fill cannot take a free page larger than what is left to
+// fill, so the free count can promise pages it does not use: with a limit on
+// new pages (the allocator's cap) it fails before mapping anything.
+TEST(PagePoolRestore, NewPagesBeyondTheLimitFailBeforeAnythingIsMapped) {
+  prim::HostBackend be(0, 64 << 10, 0);
+  ManualQuiescer q;
+  core::PagePool pool(be, q, 4);
+  const core::Span a = pool.take_stitched(3, core::kGlobal, 0);  // three single pages
+  pool.evict_span(a, false);                                      // ... free, mapped nowhere
+  const core::Span b = pool.take_stitched(3, core::kGlobal, 3);  // takes them
+  const core::Span c = pool.take_stitched(8, core::kGlobal, 0);  // two 4-slot handles
+  pool.give_back(c, core::kGlobal, 0);
+  ASSERT_EQ(pool.usable_free_pages(core::kGlobal), 8u);
+  const std::size_t reserved = pool.reserved_bytes();
+  EXPECT_THROW(
+      try { pool.restore_span(a, a.count, prim::Access::read_write, nullptr, /*max_new=*/0); } catch (const Error& e) {
+        EXPECT_EQ(e.code(), Errc::out_of_memory);
+        throw;
+      },
+      Error);
+  EXPECT_EQ(pool.reserved_bytes(), reserved) << "nothing created";
+  pool.check();
+  pool.restore_span(a, a.count, prim::Access::read_write, nullptr, /*max_new=*/3);
+  EXPECT_EQ(pool.reserved_bytes(), reserved + 3 * pool.page_size());
+  pool.check();
+  pool.give_back(a, core::kGlobal, 0);
+  pool.give_back(b, core::kGlobal, 0);
+  pool.check();
+}
+
 }  // namespace
 }  // namespace memlake::test

@@ -591,6 +591,28 @@ TEST(Residency, OutOfMemoryWaitsOnlyForTheLeavingPagesItNeeds) {
   r.dev->check();
 }
 
+// A restore under a cap creates no page beyond it, even when the free count
+// promises pages its exact fill cannot take (a free handle larger than what
+// is left to fill): the cache goes back to the driver first.
+TEST(Residency, ARestoreUnderACapNeverCreatesPagesBeyondIt) {
+  Rig r(/*handle_pages=*/4);
+  Buf a = make(r, 3 * kPage, 0, 1);    // three single pages
+  Buf big = make(r, 8 * kPage, 0, 2);  // handles of four pages
+  const std::size_t cap = r.reserved();
+  r.dev->set_memory_cap(cap);
+  r.dev->evict(a.p, Mode::offload);
+  Buf b = make(r, 3 * kPage, 0, 3);  // a's three pages, the only free ones
+  r.dev->free(big.p);                // free pages in handles of four
+  const std::uint64_t created = r.dev->stats().pages_created;
+  r.dev->restore(a.p);  // that handle cannot serve three pages exactly: it goes back to the driver first
+  EXPECT_LE(r.reserved(), cap);
+  EXPECT_LE(r.dev->stats().reserved.peak, cap);
+  (void)created;
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  EXPECT_TRUE(holds(r.be(), b.p, b.n, b.seed));
+  r.dev->check();
+}
+
 TEST(Residency, RestoringOrFreeingALeavingAllocationCancelsItsEviction) {
   Rig r;
   r.host->set_lag(10);

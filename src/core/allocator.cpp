@@ -421,7 +421,8 @@ void Allocator::restore(void* ptr) {
   auto attempt = [&] {
     if (cap_ && pool_.reserved_bytes() + new_bytes() > cap_)
       throw_error(Errc::out_of_memory, "restore needs " + format_bytes(new_bytes()) + " of new memory beyond the cap");
-    pool_.restore_span(r.span, r.span.count, prim::Access::read_write);
+    const std::size_t left = cap_ ? (cap_ - std::min(cap_, pool_.reserved_bytes())) / page : SIZE_MAX;
+    pool_.restore_span(r.span, r.span.count, prim::Access::read_write, nullptr, left);
   };
   unpark();
   try {

@@ -1073,7 +1073,8 @@ std::size_t PagePool::evict_span(const Span& s, bool release) {
   return bytes;
 }
 
-void PagePool::restore_span(const Span& s, std::uint32_t reuse_max, prim::Access a, TakeInfo* info) {
+void PagePool::restore_span(const Span& s, std::uint32_t reuse_max, prim::Access a, TakeInfo* info,
+                            std::size_t max_new) {
   View& w = views_[s.view];
   if (!w.live || w.spans == 0 || s.first + s.count > w.slots.size() ||
       std::any_of(w.slots.begin() + s.first, w.slots.begin() + s.first + s.count, [](PageId p) { return p != kHole; }))
@@ -1091,6 +1092,11 @@ void PagePool::restore_span(const Span& s, std::uint32_t reuse_max, prim::Access
     if (p != kHole) pages_[p].mark = m;
   std::uint32_t reused = 0;
   std::vector<PageId> chosen = choose_free(std::min(reuse_max, s.count), kGlobal, m, &reused, /*exact=*/true);
+  // The free count can promise more than an exact fill takes (pages this view
+  // maps already, pages larger than what is left to fill).
+  if (s.count - std::min(reused, s.count) > max_new)
+    throw_error(Errc::out_of_memory, "restore needs " + format_bytes(static_cast<std::size_t>(s.count - reused) * page_) +
+                                         " of new memory, " + format_bytes(max_new * page_) + " left under the cap");
   const auto reused_pages = static_cast<std::uint32_t>(chosen.size());
   chosen = map_pages(s.va, std::move(chosen), s.count, a, /*coarse=*/true);
   attach(s.view, s.first, chosen, reused_pages);

@@ -194,7 +194,10 @@ class PagePool {
   // the rest in power-of-two handles of at most restore_slots(), largest
   // first, and marks
   // them BUSY. Strong guarantee: on failure the slots stay holes.
-  void restore_span(const Span& s, std::uint32_t reuse_max, prim::Access a, TakeInfo* info = nullptr);
+  // At most `max_new` slots of new pages (a cap): Errc::out_of_memory before
+  // anything is mapped when the free pages it can take leave more to create.
+  void restore_span(const Span& s, std::uint32_t reuse_max, prim::Access a, TakeInfo* info = nullptr,
+                    std::size_t max_new = SIZE_MAX);
   // An evicted span is freed: its slots stay holes; its view may become idle.
   void drop_evicted(const Span& s);
   // Sets the access of a live span's mappings in its own view (read-only weights).
