@@ -613,6 +613,62 @@ TEST(Residency, ARestoreUnderACapNeverCreatesPagesBeyondIt) {
   r.dev->check();
 }
 
+// A spare allocation (kept until its owner's ready()) is evicted under
+// memory pressure, its bytes copied out after the work on its stream, after
+// the restores ahead and the first marked first; ready() brings it back, or
+// just ends the mark. Evicts, frees and sleeps end the mark too.
+TEST(Residency, SpareAllocationsGiveWayUnderPressureAndComeBackAtReady) {
+  Rig r;
+  r.host->set_lag(10);
+  r.host->advance_clock(1);
+  Buf a = make(r, 8 * kPage, 0, 1);
+  Buf b = make(r, 8 * kPage, 0, 2);
+  Buf c = make(r, 8 * kPage, 0, 3);
+  r.dev->set_memory_cap(r.reserved());
+  r.dev->mark_spare(a.p);
+  r.dev->mark_spare(b.p);
+  r.dev->mark_spare(b.p);  // once is enough
+  auto st = r.dev->residency_stats();
+  EXPECT_EQ(st.spare_now, 2u);
+  EXPECT_EQ(st.spare_bytes_now, 16 * kPage);
+  Buf d = make(r, 8 * kPage, 0, 4);  // a (marked first) gives way, copied out
+  st = r.dev->residency_stats();
+  EXPECT_EQ(st.spare_now, 1u);
+  EXPECT_EQ(st.reclaimed, 1u);
+  EXPECT_EQ(st.evicted_now, 1u);
+  EXPECT_TRUE(holds(r.be(), b.p, b.n, b.seed));
+  EXPECT_TRUE(holds(r.be(), d.p, d.n, d.seed));
+  // b's owner is done with it: the mark ends, nothing moves.
+  r.dev->restore_ready(b.p);
+  EXPECT_EQ(r.dev->residency_stats().spare_now, 0u);
+  EXPECT_EQ(error_of([&] { make(r, 8 * kPage, 0, 5); }), Errc::out_of_memory) << "nothing spare left";
+  EXPECT_EQ(error_of([&] { r.dev->mark_spare(a.p); }), Errc::invalid_argument) << "evicted";
+  r.dev->free(d.p);
+  r.dev->restore_ready(a.p);  // taken under pressure: back, its stream waits
+  r.host->advance_clock(100);
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  st = r.dev->residency_stats();
+  EXPECT_EQ(st.evicted_now, 0u);
+  // An evict by the owner, a free and a sleep end the mark.
+  r.dev->mark_spare(a.p);
+  r.dev->evict(a.p, Mode::offload);
+  EXPECT_EQ(r.dev->residency_stats().spare_now, 0u);
+  r.dev->restore(a.p);
+  r.dev->mark_spare(c.p);
+  r.dev->free(c.p);
+  EXPECT_EQ(r.dev->residency_stats().spare_now, 0u);
+  r.dev->mark_spare(b.p);
+  r.dev->sleep({{0, Mode::offload}});
+  EXPECT_EQ(r.dev->residency_stats().spare_now, 0u);
+  r.dev->wake();
+  r.host->advance_clock(100);
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  EXPECT_TRUE(holds(r.be(), b.p, b.n, b.seed));
+  r.dev->settle(true);
+  EXPECT_EQ(r.dev->residency_stats().host_used, 0u);
+  r.dev->check();
+}
+
 TEST(Residency, RestoringOrFreeingALeavingAllocationCancelsItsEviction) {
   Rig r;
   r.host->set_lag(10);

@@ -251,6 +251,14 @@ MEMLAKE_API memlake_status memlake_restore(memlake_allocator* a, void* ptr, int 
 #define MEMLAKE_RESTORE_NO_WAIT 0x1
 MEMLAKE_API memlake_status memlake_restore_ex(memlake_allocator* a, void* ptr, int device, int flags);
 MEMLAKE_API memlake_status memlake_restore_ready(memlake_allocator* a, void* ptr, int device);
+/* A resident allocation the caller does not touch again before memlake_restore_ready
+ * (a saved activation kept for backward): under memory pressure, after restores
+ * ahead, spare allocations are evicted (first marked first; copied out after the
+ * work queued on their stream, waited for) rather than an allocation failing;
+ * memlake_restore_ready restores one so taken (and waits), and ends the mark
+ * otherwise. A free ends it too. MEMLAKE_ERROR_INVALID_ARGUMENT if evicted or
+ * being moved. Since 0.12. */
+MEMLAKE_API memlake_status memlake_mark_spare(memlake_allocator* a, void* ptr, int device);
 /* Unmaps the leaving allocations of `device` whose copies completed (wait
  * != 0: all of them, blocking until their copies complete); *settled (may
  * be NULL) gets how many. Also completes the disk tier's asynchronous moves
@@ -317,6 +325,7 @@ typedef struct memlake_residency_stats {
    * and memlake_restore_ready brings them back again. */
   uint64_t ahead_now, ahead_bytes_now;     /* restored ahead, not ready yet */
   uint64_t reclaimed, reclaimed_bytes;     /* taken back under memory pressure, in all */
+  uint64_t spare_now, spare_bytes_now;     /* marked spare (memlake_mark_spare), not ready yet */
 } memlake_residency_stats;
 MEMLAKE_API memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, memlake_residency_stats* stats);
 

@@ -449,9 +449,10 @@ from .daemon import attach, content_id, daemon_status, share, unshare  # noqa: E
 
 __all__ += ["share", "attach", "unshare", "content_id", "daemon_status"]
 
-from .residency import demote, evict, fetch, host_tier, ready, residency_stats, restore, settle, sleep, tag, wake  # noqa: E402
+from .residency import demote, evict, fetch, host_tier, ready, residency_stats, restore, settle, sleep, spare, tag, wake  # noqa: E402
 
-__all__ += ["tag", "sleep", "wake", "evict", "demote", "fetch", "restore", "settle", "host_tier", "residency_stats"]
+__all__ += ["tag", "sleep", "wake", "evict", "demote", "fetch", "restore", "settle", "spare", "host_tier",
+            "residency_stats"]
 
 
 def __getattr__(name):

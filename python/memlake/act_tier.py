@@ -124,6 +124,15 @@ class ResidencyMover:
     def ready(self, key):
         self._res.ready(key, device=self.device)
 
+    def spare(self, key, t=None):
+        """Kept on the GPU until backward, not touched before ready(): evicted only under pressure."""
+        from . import InvalidArgumentError
+        try:
+            self._res.spare(key, device=self.device)
+        except InvalidArgumentError:
+            return False
+        return True
+
     def settle(self):
         self._res.settle(device=self.device)
 
@@ -136,7 +145,8 @@ class ResidencyMover:
 
 class _Group:
     """One saved storage in this iteration."""
-    __slots__ = ("key", "nbytes", "first", "ref", "views", "away", "ahead", "last_use", "bwd_rank", "evictable")
+    __slots__ = ("key", "nbytes", "first", "ref", "views", "away", "ahead", "last_use", "bwd_rank", "evictable",
+                 "spare")
 
     def __init__(self, key, nbytes, first, storage):
         self.key, self.nbytes, self.first = key, nbytes, first
@@ -147,6 +157,7 @@ class _Group:
         self.last_use = -1      # profile: the last boundary at which an operator used it
         self.bwd_rank = None    # order of its first unpack in backward
         self.evictable = True
+        self.spare = False      # kept by the plan, marked spare: the engine may evict it under pressure
 
     def alive(self):
         return not self.ref.expired()
@@ -319,6 +330,11 @@ class ActivationTiering:
                     self._mismatch()
                     return
                 self._evict(g)
+            spare = getattr(self.mover, "spare", None)
+            for first in (self._plan.get("spare_at", {}).get(c, ()) if spare is not None else ()):
+                g = self._order[first] if first < len(self._order) else None
+                if g is not None and not g.away and g.alive() and g.bwd_rank is None:
+                    g.spare = spare(g.key, g.tensor())
         else:  # profile: evict what has not been used for LAG boundaries (a later use brings it back)
             for g in self._order:
                 if not g.away and g.evictable and g.last_use <= c - self.LAG and g.alive():
@@ -442,6 +458,9 @@ class ActivationTiering:
             self._bwd += 1
             if self.timeline is not None:
                 self._mark("u", g.first)
+        if g.spare:  # kept, marked spare: back if the engine took it under pressure, the mark ends
+            g.spare = False
+            timed_wait(self.stall_log, lambda: self.mover.ready(g.key))
         if g.ahead:  # restored ahead: its stream waits for the copy here, not when it was issued
             g.ahead = False
             self._ahead.remove(g)
@@ -498,6 +517,10 @@ class ActivationTiering:
                 else:  # nothing it could move: not profiled again (a save that comes later leaves the plan)
                     self._plans[self._sig] = dict(_NOTHING)
         for g in self._order:
+            if g.spare:  # never read by backward: the mark ends (and a spare taken comes back)
+                g.spare = False
+                if g.alive():
+                    self.mover.ready(g.key)
             if g.ahead:
                 g.ahead = False
                 if g.alive():  # a freed one is no allocation any more (and the engine ordered its free)
@@ -523,10 +546,13 @@ class ActivationTiering:
         # Keep the storages used last in the forward (their stay on the GPU is the shortest); the
         # earliest leave first, since they have the longest way to go before backward needs them.
         cand.sort(key=lambda g: g.last_use)
-        kept, evict = 0, []
+        kept, evict, spare_at = 0, [], {}
         for g in reversed(cand):
             if kept + g.nbytes <= keep:
                 kept += g.nbytes
+                # Kept: spare from the same boundary, so that a transient the plan did not foresee
+                # evicts it (its bytes copied out, back at its unpack) instead of failing.
+                spare_at.setdefault(g.last_use + 1, []).append(g.first)
             else:
                 evict.append(g)
         evict_at = {}
@@ -534,7 +560,7 @@ class ActivationTiering:
             evict_at.setdefault(g.last_use + 1, []).append(g.first)
         ranked = sorted((g for g in evict if g.bwd_rank is not None), key=lambda g: g.bwd_rank)
         return dict(packs=list(self._packs), nbytes=[g.nbytes for g in self._order], evict_at=evict_at,
-                    restore_order=[g.first for g in ranked], evicted_bytes=sum(g.nbytes for g in evict),
+                    spare_at=spare_at, restore_order=[g.first for g in ranked], evicted_bytes=sum(g.nbytes for g in evict),
                     kept_bytes=kept, must_keep_bytes=must, nonact_bytes=self._nonact, transient_bytes=transient,
                     groups=len(self._order), profile_groups=self.profile_groups(),
                     boundaries=end)

@@ -49,7 +49,8 @@ class _Stats(ctypes.Structure):
                 ("reserved_", ctypes.c_uint32), ("disk_write_seconds", c_double), ("disk_read_seconds", c_double),
                 ("fetches", c_uint64), ("disk_failures", c_uint64), ("disk_writing_now", c_uint64),
                 ("disk_reading_now", c_uint64), ("disk_busy_seconds", c_double), ("ahead_now", c_uint64),
-                ("ahead_bytes_now", c_uint64), ("reclaimed", c_uint64), ("reclaimed_bytes", c_uint64)]
+                ("ahead_bytes_now", c_uint64), ("reclaimed", c_uint64), ("reclaimed_bytes", c_uint64),
+                ("spare_now", c_uint64), ("spare_bytes_now", c_uint64)]
 
 
 for _name, _res, _args in [
@@ -62,6 +63,7 @@ for _name, _res, _args in [
         ("memlake_restore", c_int, [c_void_p, c_void_p, c_int]),
         ("memlake_restore_ex", c_int, [c_void_p, c_void_p, c_int, c_int]),
         ("memlake_restore_ready", c_int, [c_void_p, c_void_p, c_int]),
+        ("memlake_mark_spare", c_int, [c_void_p, c_void_p, c_int]),
         ("memlake_settle", c_int, [c_void_p, c_int, c_int, POINTER(c_size_t)]),
         ("memlake_demote", c_int, [c_void_p, c_void_p, c_int]),
         ("memlake_demote_ex", c_int, [c_void_p, c_void_p, c_int, c_int]),
@@ -226,6 +228,13 @@ def ready(obj, device=0, allocator=None):
     """The allocation's stream waits for a restore(wait=False)'s copy (nothing
     if it has none pending, or it completed)."""
     _check(_lib.memlake_restore_ready(_handle(allocator), _ptr(obj), _device(device)))
+
+
+def spare(obj, device=0, allocator=None):
+    """Marks a resident allocation spare: not touched again before ready(obj). Under memory
+    pressure it may then be evicted (its bytes copied out) instead of an allocation failing;
+    ready() brings it back and its stream waits, or just ends the mark."""
+    _check(_lib.memlake_mark_spare(_handle(allocator), _ptr(obj), _device(device)))
 
 
 def host_tier(nbytes, device=0, allocator=None):

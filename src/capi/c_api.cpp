@@ -801,6 +801,12 @@ memlake_status memlake_restore_ready(memlake_allocator* a, void* ptr, int device
   });
 }
 
+memlake_status memlake_mark_spare(memlake_allocator* a, void* ptr, int device) {
+  if (!a) return null_arg("allocator");
+  if (!ptr) return null_arg("ptr");
+  return guarded([&] { a->device(device).mark_spare(ptr); });
+}
+
 memlake_status memlake_host_tier_reserve(memlake_allocator* a, int device, size_t bytes) {
   if (!a) return null_arg("allocator");
   return guarded([&] { a->device(device).reserve_host_tier(bytes); });
@@ -845,7 +851,9 @@ memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, mem
                                    s.ahead_now,
                                    s.ahead_bytes_now,
                                    s.reclaimed,
-                                   s.reclaimed_bytes};
+                                   s.reclaimed_bytes,
+                                   s.spare_now,
+                                   s.spare_bytes_now};
     const uint32_t size = out->struct_size;  // an older caller's struct: the fields it has
     std::memcpy(out, &c, std::min<std::size_t>(size, sizeof c));
     out->struct_size = size;

@@ -337,6 +337,11 @@ void DeviceAllocator::restore_ready(void* ptr) {
   });
 }
 
+void DeviceAllocator::mark_spare(void* ptr) {
+  std::lock_guard<std::mutex> g(mu_);
+  res_.mark_spare(ptr);
+}
+
 void DeviceAllocator::reserve_host_tier(std::size_t bytes) {
   std::lock_guard<std::mutex> g(mu_);
   res_.reserve_host(bytes);

@@ -62,6 +62,7 @@ class DeviceAllocator {
   void evict(void* ptr, residency::Mode mode, bool wait = true);
   void restore(void* ptr, bool wait = true);  // wait = false: restore_ready() at the use
   void restore_ready(void* ptr);  // nullptr: every allocation with a copy pending
+  void mark_spare(void* ptr);     // Residency::mark_spare
   std::size_t settle(bool wait);  // asynchronous evictions whose copies completed (and disk moves)
   void demote(void* ptr, bool wait = true);  // an evicted allocation's bytes: host tier -> disk tier
   void fetch(void* ptr);                     // read-ahead: disk tier -> host tier, in the background

@@ -124,11 +124,14 @@ void Residency::ready_all() {
 void Residency::ready(void* ptr) {
   const core::Resident r = alloc_.resident(ptr);  // a foreign pointer is an error, as everywhere
   if (r.evicted) {
-    // Taken back under memory pressure since its restore: it comes back now, and its stream waits.
+    // Taken back under memory pressure since its restore (or its spare mark): it comes back now,
+    // and its stream waits.
     auto it = entries_.find(r.ptr);
     if (it != entries_.end() && it->second.reclaimed) restore(ptr, true);
     return;
   }
+  if (!entries_.empty())
+    if (auto it = entries_.find(r.ptr); it != entries_.end() && it->second.spare) unspare(it);
   if (!arriving_.empty()) arrive(r.ptr);
 }
 
@@ -194,9 +197,99 @@ std::size_t Residency::reclaim_ahead(std::size_t want) {
   return got;
 }
 
+void Residency::mark_spare(void* ptr) {
+  const core::Resident r = alloc_.resident(ptr);
+  auto it = entries_.find(r.ptr);
+  if (r.evicted || (it != entries_.end() && (it->second.leaving || it->second.ahead || it->second.by_sleep)))
+    throw_error(Errc::invalid_argument, "mark_spare(" + hex_ptr(r.ptr) + "): evicted or being moved");
+  if (it != entries_.end() && it->second.spare) return;
+  if (spare_.size() > 2 * st_.spare_now + 64)  // stale ones (ready, evicted or freed since) go
+    spare_.erase(std::remove_if(spare_.begin(), spare_.end(), [&](std::uintptr_t q) {
+                   auto x = entries_.find(q);
+                   return x == entries_.end() || !x->second.spare;
+                 }), spare_.end());
+  spare_.push_back(r.ptr);
+  Entry& e = entries_[r.ptr];
+  e.spare = true;
+  if (!e.ext) e.bytes = r.requested;
+  ++st_.spare_now;
+  st_.spare_bytes_now += r.requested;
+}
+
+void Residency::unspare(std::unordered_map<std::uintptr_t, Entry>::iterator it) {
+  Entry& e = it->second;
+  if (!e.spare) return;
+  e.spare = false;
+  --st_.spare_now;
+  st_.spare_bytes_now -= e.bytes;
+  if (!e.evicted && !e.leaving && !e.ahead && !e.ext && !e.disk && !e.clean) entries_.erase(it);
+}
+
+std::size_t Residency::reclaim_spare(std::size_t want) {
+  std::size_t got = 0;
+  while (got < want && !spare_.empty()) {
+    const std::uintptr_t p = spare_.front();
+    auto it = entries_.find(p);
+    if (it == entries_.end() || !it->second.spare || it->second.evicted) {
+      spare_.pop_front();
+      continue;
+    }
+    Entry& e = it->second;
+    const core::Resident r = alloc_.resident(reinterpret_cast<void*>(p));
+    std::optional<HostTier::Extent> ext;
+    try {
+      ext = host_.take_or_grow(r.requested);
+    } catch (const Error&) {
+      break;  // no host memory for it: it stays
+    }
+    // After the work queued on its stream, waited for here (a pressure path).
+    try {
+      const prim::Event ready = be_.record_event(r.stream);
+      be_.stream_wait(d2h_, ready);
+      be_.destroy_event(ready);
+      be_.copy_to_host_async(host_.addr(*ext), r.ptr, r.requested, d2h_);
+      be_.synchronize_stream(d2h_);
+    } catch (const Error&) {
+      try {
+        be_.synchronize_stream(d2h_);
+        host_.give(*ext);
+      } catch (...) {
+      }
+      break;  // still resident and spare
+    }
+    try {
+      alloc_.evict(reinterpret_cast<void*>(p), /*release=*/false);
+    } catch (const Error&) {
+      host_.give(*ext);
+      break;
+    }
+    spare_.pop_front();
+    if (e.ext) host_.give(*e.ext);  // a read-only one's older clean copy
+    e.ext = ext;
+    e.clean = false;
+    e.spare = false;
+    --st_.spare_now;
+    st_.spare_bytes_now -= e.bytes;
+    e.bytes = r.requested;
+    e.evicted = true;
+    e.reclaimed = true;
+    ++st_.evicted_now;
+    st_.evicted_bytes_now += e.bytes;
+    ++st_.evictions;
+    st_.bytes_evicted += e.bytes;
+    ++st_.reclaimed;
+    st_.reclaimed_bytes += e.bytes;
+    got += e.bytes;
+  }
+  return got;
+}
+
 bool Residency::relieve(int stage, std::size_t want) {
   if (stage == 0) return leaving_ && settle_leaving(true, want) > 0;
-  return !alloc_.capturing() && reclaim_ahead(want) > 0;
+  if (alloc_.capturing()) return false;
+  std::size_t got = reclaim_ahead(want);
+  if (got < want) got += reclaim_spare(want - got);
+  return got > 0;
 }
 
 void Residency::give(Entry& e) {
@@ -345,6 +438,11 @@ void Residency::cancel_io(Entry& e) {
 void Residency::forget(std::uintptr_t ptr) {
   auto it = entries_.find(ptr);
   if (it == entries_.end()) return;
+  if (it->second.spare) {
+    it->second.spare = false;
+    --st_.spare_now;
+    st_.spare_bytes_now -= it->second.bytes;
+  }
   if (it->second.io) cancel_io(it->second);  // no I/O thread is left with its extents
   if (it->second.leaving) {
     // The eviction's copy reads pages the free hands back: it completes
@@ -378,6 +476,11 @@ SleepReport Residency::sleep(const std::vector<Select>& what) {
   refuse_under_capture("sleep");
   streams();
   arrive_all();  // restored ahead: resident, written from now on like any other
+  for (auto it = entries_.begin(); it != entries_.end();) {  // spare marks end: a sleep takes everything
+    auto next = std::next(it);
+    if (it->second.spare) unspare(it);
+    it = next;
+  }
   settle_leaving(true);  // evictions in flight finish first (they stay evicted, outside the sleep)
   reclaim(true);
   // No kernel queued so far may touch what is unmapped below.
@@ -609,6 +712,10 @@ void Residency::evict(void* ptr, Mode mode, bool wait) {
   }
   if (it != entries_.end() && it->second.leaving)
     throw_error(Errc::invalid_argument, "evict(" + hex_ptr(r.ptr) + "): already being evicted");
+  if (it != entries_.end() && it->second.spare) {  // evicted by its owner: the promise ends here
+    unspare(it);
+    it = entries_.find(r.ptr);
+  }
   // Restored ahead and never ready(): its host copy is still its bytes (no
   // copy out). Offloaded, its pages go once its copy in is complete (that
   // copy's event is the eviction's, no host wait); discarded, the host copy

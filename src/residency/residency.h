@@ -70,6 +70,7 @@ struct ResidencyStats {
   std::uint64_t host_capacity = 0, host_used = 0;        // pinned host tier
   std::uint64_t reclaimed = 0, reclaimed_bytes = 0;      // restored ahead, taken back under memory pressure
   std::uint64_t ahead_now = 0, ahead_bytes_now = 0;      // restored ahead, not ready() yet
+  std::uint64_t spare_now = 0, spare_bytes_now = 0;      // marked spare, not ready() yet
   bool asleep = false;
   double last_sleep_s = 0, last_wake_s = 0;
 };
@@ -137,6 +138,13 @@ class Residency {
   // in. Returns the bytes unmapped. Errors stop it (what was taken stays
   // evicted and restorable; the rest stays ahead).
   std::size_t reclaim_ahead(std::size_t want);
+  // A resident allocation its owner does not need before it calls ready()
+  // (a saved activation kept on the GPU until backward): under memory
+  // pressure, after the restores ahead, spare allocations are evicted too,
+  // the first marked first, their bytes copied out (after the work queued on
+  // their stream) and waited for; ready() restores one so taken, and ends the
+  // promise otherwise. Errc::invalid_argument if evicted or being moved.
+  void mark_spare(void* ptr);
   // f() (an allocation, a mapping) and, each time it runs out of memory,
   // again after freeing about `want` bytes more: the evictions in flight,
   // oldest first, finished (waited for) while there are any, then (with
@@ -213,6 +221,7 @@ class Residency {
     // bytes (no kernel may have written it), its copy in is arriving_'s.
     bool ahead = false;
     bool reclaimed = false;  // evicted again by reclaim_ahead while ahead: ready() restores it
+    bool spare = false;      // resident, not needed before ready(): pressure may evict it
     std::size_t bytes = 0;  // what is copied: the requested size
     prim::Event leaving = 0;  // an asynchronous eviction's copy (or stream) still running
     std::optional<DiskTier::Extent> disk;  // its bytes on disk (then ext is empty, unless moving)
@@ -270,6 +279,9 @@ private:
   };
   std::unordered_map<std::uintptr_t, Arriving> arriving_;
   std::vector<std::uintptr_t> ahead_;  // entries ahead, in the order restored (may hold stale ones)
+  std::deque<std::uintptr_t> spare_;   // spare entries, in the order marked (may hold stale ones)
+  void unspare(std::unordered_map<std::uintptr_t, Entry>::iterator it);  // ends the promise; drops an empty entry
+  std::size_t reclaim_spare(std::size_t want);
   void drop_ahead(std::uintptr_t ptr, Entry& e);  // ahead -> resident, ext kept; waits for its copy in
   prim::Event take_ahead(std::uintptr_t ptr, Entry& e);  // ahead -> resident, ext kept; its copy-in event is the caller's
   void arrive_all();

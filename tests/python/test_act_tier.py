@@ -121,11 +121,11 @@ class Cnn(torch.nn.Module):
         return self.head(x.mean((2, 3))).square().mean()
 
 
-def _train(tier, steps=4, shapes=None, skip=False, keep=None, window=1 << 30, expose=False, cnn=False):
+def _train(tier, steps=4, shapes=None, skip=False, keep=None, window=1 << 30, expose=False, cnn=False, mover=None):
     torch.manual_seed(0)
     model = Cnn() if cnn else Blocks(skip=skip, expose=expose)
     opt = torch.optim.SGD(model.parameters(), lr=1e-2)
-    mover = PoisonMover()
+    mover = mover or PoisonMover()
     act = None
     if tier:
         params = {storage_of(p)[0] for p in model.parameters()}
@@ -230,6 +230,35 @@ def test_a_smaller_shape_that_saves_differently_gets_its_own_profile():
     st = tiered[2].st
     assert st["act_covered"] == 1 and st["act_mismatches"] == 1 and st["act_profiles"] == 2, st
     assert len(tiered[2].plans()) == 2 and not tiered[3].live_away()
+
+
+class SparePressureMover(PoisonMover):
+    """The worst case of spare marks: memory pressure takes every spare storage at once (poisoned
+    until its owner's ready() brings it back)."""
+
+    def __init__(self):
+        super().__init__()
+        self.spared, self.taken = 0, {}
+
+    def spare(self, key, t):
+        self.spared += 1
+        self.evict(key, t)
+        self.taken[key] = t
+        return True
+
+    def ready(self, key):
+        t = self.taken.pop(key, None)
+        if t is not None:
+            self.restore(key, t)
+        super().ready(key)
+
+
+def test_kept_activations_are_spare_and_come_back_when_taken():
+    plain = _train(False)
+    mover = SparePressureMover()
+    some = _train(True, keep=40 << 10, mover=mover)
+    _same(some, plain)
+    assert mover.spared > 0 and not mover.taken, "every spare storage taken came back at its read"
 
 
 def test_keep_bytes_keeps_the_latest_used():
