@@ -368,6 +368,8 @@ def main():
             line += (f"; activations evicted {st['act_evicted_bytes'] / GIB:.1f} GiB, restores planned/on demand/"
                      f"late {st['act_restores_planned']}/{st['act_restores_on_demand']}/{st['act_late_uses']}, "
                      f"profiles {st['act_profiles']}")
+        line += (f"; at the cap: {st.get('pressure_waits', 0)} retries, {st.get('pressure_s', 0.0):.2f} s, "
+                 f"{st.get('reclaimed_bytes', 0) / GIB:.2f} GiB taken back")
         print(line)
         pt = r.get("profile_times")
         if pt and pt.get("predicted_ms") is not None:

@@ -580,6 +580,8 @@ TEST(Residency, OutOfMemoryWaitsOnlyForTheLeavingPagesItNeeds) {
   auto st = r.dev->residency_stats();
   EXPECT_EQ(st.leaving_now, 2u) << "b's and c's copies go on";
   EXPECT_EQ(st.evicted_now, 1u);
+  EXPECT_EQ(st.pressure_waits, 1u);
+  EXPECT_GE(st.pressure_s, 0.0);
   Buf e = make(r, 16 * kPage, 0, 5);  // b's and c's
   EXPECT_EQ(r.dev->residency_stats().leaving_now, 0u);
   r.dev->free(d.p);

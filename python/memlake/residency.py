@@ -50,7 +50,8 @@ class _Stats(ctypes.Structure):
                 ("fetches", c_uint64), ("disk_failures", c_uint64), ("disk_writing_now", c_uint64),
                 ("disk_reading_now", c_uint64), ("disk_busy_seconds", c_double), ("ahead_now", c_uint64),
                 ("ahead_bytes_now", c_uint64), ("reclaimed", c_uint64), ("reclaimed_bytes", c_uint64),
-                ("spare_now", c_uint64), ("spare_bytes_now", c_uint64)]
+                ("spare_now", c_uint64), ("spare_bytes_now", c_uint64), ("pressure_waits", c_uint64),
+                ("pressure_seconds", c_double)]
 
 
 for _name, _res, _args in [

@@ -614,7 +614,8 @@ class Tiering:
                    disk_io_write_s=r.get("disk_write_seconds", 0.0), disk_io_read_s=r.get("disk_read_seconds", 0.0),
                    disk_io_busy_s=r.get("disk_busy_seconds", 0.0), disk_fetches=r.get("fetches", 0),
                    disk_failures=r.get("disk_failures", 0), reclaimed=r.get("reclaimed", 0),
-                   reclaimed_bytes=r.get("reclaimed_bytes", 0))
+                   reclaimed_bytes=r.get("reclaimed_bytes", 0), pressure_waits=r.get("pressure_waits", 0),
+                   pressure_s=r.get("pressure_seconds", 0.0))
         if self._plan:
             out.update(plan_window_bytes=self._plan["window_bytes"], plan_resident_bytes=self._plan["resident_bytes"],
                        plan_stall_ms=self._plan["stall_ms"])

@@ -853,7 +853,9 @@ memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, mem
                                    s.reclaimed,
                                    s.reclaimed_bytes,
                                    s.spare_now,
-                                   s.spare_bytes_now};
+                                   s.spare_bytes_now,
+                                   s.pressure_waits,
+                                   s.pressure_s};
     const uint32_t size = out->struct_size;  // an older caller's struct: the fields it has
     std::memcpy(out, &c, std::min<std::size_t>(size, sizeof c));
     out->struct_size = size;

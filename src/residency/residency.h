@@ -21,6 +21,7 @@
 // discarded). Not thread-safe: DeviceAllocator holds its lock around calls.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -71,6 +72,8 @@ struct ResidencyStats {
   std::uint64_t reclaimed = 0, reclaimed_bytes = 0;      // restored ahead, taken back under memory pressure
   std::uint64_t ahead_now = 0, ahead_bytes_now = 0;      // restored ahead, not ready() yet
   std::uint64_t spare_now = 0, spare_bytes_now = 0;      // marked spare, not ready() yet
+  std::uint64_t pressure_waits = 0;                      // out-of-memory retries that freed pages
+  double pressure_s = 0;                                 // time in them (waits for copies out included)
   bool asleep = false;
   double last_sleep_s = 0, last_wake_s = 0;
 };
@@ -158,9 +161,12 @@ class Residency {
       } catch (const Error& e) {
         if (e.code() != Errc::out_of_memory) throw;
         bool freed = false;
+        const auto t0 = std::chrono::steady_clock::now();
         while (!freed && stage < stages)
           if (!(freed = relieve(stage, want))) ++stage;
+        st_.pressure_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (!freed) throw;
+        ++st_.pressure_waits;
       }
     }
   }
