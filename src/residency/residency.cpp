@@ -186,15 +186,19 @@ std::size_t Residency::reclaim_ahead(std::size_t want) {
       entries_.erase(it);
       break;
     }
-    e.evicted = true;
-    e.reclaimed = true;
-    ++st_.evicted_now;
-    st_.evicted_bytes_now += e.bytes;
-    ++st_.reclaimed;
-    st_.reclaimed_bytes += e.bytes;
+    taken(e);
     got += e.bytes;
   }
   return got;
+}
+
+void Residency::taken(Entry& e) {
+  e.evicted = true;
+  e.reclaimed = true;
+  ++st_.evicted_now;
+  st_.evicted_bytes_now += e.bytes;
+  ++st_.reclaimed;
+  st_.reclaimed_bytes += e.bytes;
 }
 
 void Residency::mark_spare(void* ptr) {
@@ -203,11 +207,7 @@ void Residency::mark_spare(void* ptr) {
   if (r.evicted || (it != entries_.end() && (it->second.leaving || it->second.ahead || it->second.by_sleep)))
     throw_error(Errc::invalid_argument, "mark_spare(" + hex_ptr(r.ptr) + "): evicted or being moved");
   if (it != entries_.end() && it->second.spare) return;
-  if (spare_.size() > 2 * st_.spare_now + 64)  // stale ones (ready, evicted or freed since) go
-    spare_.erase(std::remove_if(spare_.begin(), spare_.end(), [&](std::uintptr_t q) {
-                   auto x = entries_.find(q);
-                   return x == entries_.end() || !x->second.spare;
-                 }), spare_.end());
+  prune(spare_, st_.spare_now, &Entry::spare);
   spare_.push_back(r.ptr);
   Entry& e = entries_[r.ptr];
   e.spare = true;
@@ -271,14 +271,9 @@ std::size_t Residency::reclaim_spare(std::size_t want) {
     --st_.spare_now;
     st_.spare_bytes_now -= e.bytes;
     e.bytes = r.requested;
-    e.evicted = true;
-    e.reclaimed = true;
-    ++st_.evicted_now;
-    st_.evicted_bytes_now += e.bytes;
-    ++st_.evictions;
+    taken(e);
+    ++st_.evictions;  // its bytes were copied out
     st_.bytes_evicted += e.bytes;
-    ++st_.reclaimed;
-    st_.reclaimed_bytes += e.bytes;
     got += e.bytes;
   }
   return got;
@@ -932,11 +927,7 @@ void Residency::restore(void* ptr, bool wait) {
     st_.bytes_restored += e.bytes;
     if (!wait) {
       // Ahead: nothing waits yet, and the host copy stays until ready().
-      if (ahead_.size() > 2 * st_.ahead_now + 64)  // stale ones (ready, evicted or freed since) go
-        ahead_.erase(std::remove_if(ahead_.begin(), ahead_.end(), [&](std::uintptr_t q) {
-                       auto x = entries_.find(q);
-                       return x == entries_.end() || !x->second.ahead;
-                     }), ahead_.end());
+      prune(ahead_, st_.ahead_now, &Entry::ahead);
       ahead_.push_back(r.ptr);
       arriving_[r.ptr] = Arriving{r.stream, done};
       e.ahead = true;

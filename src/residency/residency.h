@@ -21,6 +21,7 @@
 // discarded). Not thread-safe: DeviceAllocator holds its lock around calls.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -288,6 +289,19 @@ private:
   std::deque<std::uintptr_t> spare_;   // spare entries, in the order marked (may hold stale ones)
   void unspare(std::unordered_map<std::uintptr_t, Entry>::iterator it);  // ends the promise; drops an empty entry
   std::size_t reclaim_spare(std::size_t want);
+  void taken(Entry& e);  // evicted under pressure (reclaimed): flags and counts
+  // An order list of entries with `flag` (ahead_, spare_) drops the stale ones
+  // (ready, evicted or freed since) once they outnumber the live ones.
+  template <class List>
+  void prune(List& list, std::uint64_t live, bool Entry::*flag) {
+    if (list.size() <= 2 * live + 64) return;
+    list.erase(std::remove_if(list.begin(), list.end(),
+                              [&](std::uintptr_t q) {
+                                auto x = entries_.find(q);
+                                return x == entries_.end() || !(x->second.*flag);
+                              }),
+               list.end());
+  }
   void drop_ahead(std::uintptr_t ptr, Entry& e);  // ahead -> resident, ext kept; waits for its copy in
   prim::Event take_ahead(std::uintptr_t ptr, Entry& e);  // ahead -> resident, ext kept; its copy-in event is the caller's
   void arrive_all();
