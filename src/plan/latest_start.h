@@ -12,7 +12,10 @@
 // time (restored ahead, or still leaving) fit the room the budget leaves
 // beside everything else's peak; the earliest uses stay resident (their
 // restores would have the least time to hide). A restore that cannot start in
-// time is a predicted stall.
+// time is a predicted stall. When no resident prefix lets every restore hide,
+// every candidate is tiered and each restore is issued as early as the room
+// allows on the stalled iteration's timeline (bounded prefetch), at its use
+// only when nothing earlier fits.
 #pragma once
 
 #include <cstdint>
