@@ -671,6 +671,31 @@ TEST(Residency, SpareAllocationsGiveWayUnderPressureAndComeBackAtReady) {
   r.dev->check();
 }
 
+// A spare allocation whose copy out fails stays resident, spare and whole,
+// its host extent given back; the allocation that asked fails as out of memory.
+TEST(Residency, ASpareWhoseCopyOutFailsStaysWhole) {
+  for (prim::Op op : {prim::Op::event_record, prim::Op::synchronize}) {
+    Rig r;
+    Buf a = make(r, 8 * kPage, 0, 1);
+    r.dev->set_memory_cap(r.reserved());
+    r.dev->mark_spare(a.p);
+    r.faulty->fail_nth(op, 1);
+    EXPECT_EQ(error_of([&] { make(r, 8 * kPage, 0, 2); }), Errc::out_of_memory) << prim::op_name(op);
+    r.faulty->stop_failing();
+    auto st = r.dev->residency_stats();
+    EXPECT_EQ(st.spare_now, 1u) << prim::op_name(op);
+    EXPECT_EQ(st.evicted_now, 0u);
+    EXPECT_EQ(st.host_used, 0u);
+    EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+    Buf b = make(r, 8 * kPage, 0, 3);  // no fault now: a gives way
+    EXPECT_EQ(r.dev->residency_stats().reclaimed, 1u);
+    r.dev->free(b.p);
+    r.dev->restore_ready(a.p);
+    EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+    r.dev->check();
+  }
+}
+
 TEST(Residency, RestoringOrFreeingALeavingAllocationCancelsItsEviction) {
   Rig r;
   r.host->set_lag(10);

@@ -94,8 +94,7 @@ void Residency::arrive(std::uintptr_t ptr) {
   arriving_.erase(a);
   if (it != entries_.end() && it->second.ahead) {
     Entry& e = it->second;
-    --st_.ahead_now;
-    st_.ahead_bytes_now -= e.bytes;
+    end_ahead(e);
     pending_.push_back(Pending{got.event, *e.ext, ptr});
     entries_.erase(it);
   } else {
@@ -135,31 +134,29 @@ void Residency::ready(void* ptr) {
   if (!arriving_.empty()) arrive(r.ptr);
 }
 
+void Residency::end_ahead(Entry& e) {
+  e.ahead = false;
+  --st_.ahead_now;
+  st_.ahead_bytes_now -= e.bytes;
+}
+
 prim::Event Residency::take_ahead(std::uintptr_t ptr, Entry& e) {
   auto a = arriving_.find(ptr);
   const prim::Event ev = a->second.event;
   arriving_.erase(a);
-  e.ahead = false;
-  --st_.ahead_now;
-  st_.ahead_bytes_now -= e.bytes;
+  end_ahead(e);
   return ev;
 }
 
 void Residency::drop_ahead(std::uintptr_t ptr, Entry& e) {
   // Its copy in writes the pages: it completes first. Nothing else can have
   // touched them (no ready()), so the host copy is still their bytes.
-  auto a = arriving_.find(ptr);
-  if (a != arriving_.end()) {
-    be_.wait_event(a->second.event);  // throws: still ahead, as it was
-    try {
-      be_.destroy_event(a->second.event);
-    } catch (...) {
-    }
-    arriving_.erase(a);
+  be_.wait_event(arriving_.at(ptr).event);  // throws: still ahead, as it was
+  const prim::Event ev = take_ahead(ptr, e);
+  try {
+    be_.destroy_event(ev);
+  } catch (...) {
   }
-  e.ahead = false;
-  --st_.ahead_now;
-  st_.ahead_bytes_now -= e.bytes;
 }
 
 std::size_t Residency::reclaim_ahead(std::size_t want) {
@@ -192,6 +189,19 @@ std::size_t Residency::reclaim_ahead(std::size_t want) {
   return got;
 }
 
+void Residency::copy_out(const core::Resident& r, void* dst) {
+  // After the work queued on the allocation's stream.
+  const prim::Event ready = be_.record_event(r.stream);
+  try {
+    be_.stream_wait(d2h_, ready);
+  } catch (...) {
+    be_.destroy_event(ready);
+    throw;
+  }
+  be_.destroy_event(ready);
+  be_.copy_to_host_async(dst, r.ptr, r.requested, d2h_);
+}
+
 void Residency::taken(Entry& e) {
   e.evicted = true;
   e.reclaimed = true;
@@ -216,12 +226,16 @@ void Residency::mark_spare(void* ptr) {
   st_.spare_bytes_now += r.requested;
 }
 
-void Residency::unspare(std::unordered_map<std::uintptr_t, Entry>::iterator it) {
-  Entry& e = it->second;
-  if (!e.spare) return;
+void Residency::end_spare(Entry& e) {
   e.spare = false;
   --st_.spare_now;
   st_.spare_bytes_now -= e.bytes;
+}
+
+void Residency::unspare(std::unordered_map<std::uintptr_t, Entry>::iterator it) {
+  Entry& e = it->second;
+  if (!e.spare) return;
+  end_spare(e);
   if (!e.evicted && !e.leaving && !e.ahead && !e.ext && !e.disk && !e.clean) entries_.erase(it);
 }
 
@@ -242,12 +256,9 @@ std::size_t Residency::reclaim_spare(std::size_t want) {
     } catch (const Error&) {
       break;  // no host memory for it: it stays
     }
-    // After the work queued on its stream, waited for here (a pressure path).
+    // Waited for here (a pressure path).
     try {
-      const prim::Event ready = be_.record_event(r.stream);
-      be_.stream_wait(d2h_, ready);
-      be_.destroy_event(ready);
-      be_.copy_to_host_async(host_.addr(*ext), r.ptr, r.requested, d2h_);
+      copy_out(r, host_.addr(*ext));
       be_.synchronize_stream(d2h_);
     } catch (const Error&) {
       try {
@@ -267,9 +278,7 @@ std::size_t Residency::reclaim_spare(std::size_t want) {
     if (e.ext) host_.give(*e.ext);  // a read-only one's older clean copy
     e.ext = ext;
     e.clean = false;
-    e.spare = false;
-    --st_.spare_now;
-    st_.spare_bytes_now -= e.bytes;
+    end_spare(e);
     e.bytes = r.requested;
     taken(e);
     ++st_.evictions;  // its bytes were copied out
@@ -433,11 +442,7 @@ void Residency::cancel_io(Entry& e) {
 void Residency::forget(std::uintptr_t ptr) {
   auto it = entries_.find(ptr);
   if (it == entries_.end()) return;
-  if (it->second.spare) {
-    it->second.spare = false;
-    --st_.spare_now;
-    st_.spare_bytes_now -= it->second.bytes;
-  }
+  if (it->second.spare) end_spare(it->second);
   if (it->second.io) cancel_io(it->second);  // no I/O thread is left with its extents
   if (it->second.leaving) {
     // The eviction's copy reads pages the free hands back: it completes
@@ -731,17 +736,8 @@ void Residency::evict(void* ptr, Mode mode, bool wait) {
     ext = host_.take_or_grow(r.requested);
     bool queued = false;
     try {
-      // After the work queued on the allocation's stream; unmapped once the
-      // copy is complete.
-      const prim::Event ready = be_.record_event(r.stream);
-      try {
-        be_.stream_wait(d2h_, ready);
-      } catch (...) {
-        be_.destroy_event(ready);
-        throw;
-      }
-      be_.destroy_event(ready);
-      be_.copy_to_host_async(host_.addr(*ext), r.ptr, r.requested, d2h_);
+      // Unmapped once the copy is complete.
+      copy_out(r, host_.addr(*ext));
       queued = true;
       done = be_.record_event(d2h_);
     } catch (...) {

@@ -290,6 +290,10 @@ private:
   void unspare(std::unordered_map<std::uintptr_t, Entry>::iterator it);  // ends the promise; drops an empty entry
   std::size_t reclaim_spare(std::size_t want);
   void taken(Entry& e);  // evicted under pressure (reclaimed): flags and counts
+  void end_ahead(Entry& e);  // no longer ahead: flag and counts
+  void end_spare(Entry& e);  // no longer spare: flag and counts
+  // Queues r's bytes to `dst` on the D2H stream, after the work queued on r's stream.
+  void copy_out(const core::Resident& r, void* dst);
   // An order list of entries with `flag` (ahead_, spare_) drops the stale ones
   // (ready, evicted or freed since) once they outnumber the live ones.
   template <class List>
