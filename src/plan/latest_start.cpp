@@ -116,8 +116,7 @@ Timing bounded(const Profile& p, const std::vector<Candidate>& c, const std::vec
     // later for a restore at its use that waits for copies out to finish).
     auto attempt = [&](int k, double room_at = -1) {
       Try t;
-      t.issue_t = p.start(k) + (k <= (delays.empty() ? -1 : delays.back().first) ? delay_at(k) : shift);
-      t.issue_t = std::max(t.issue_t, room_at);
+      t.issue_t = std::max(p.start(k) + delay_at(k), room_at);
       t.begin = std::max(t.issue_t, in_free);
       t.done = t.begin + b * in_spb[i];
       t.shift = std::max(shift, t.done - c[i].at);
@@ -258,9 +257,8 @@ LatestStartPlan plan_latest_start(const Profile& p, const Machine& m) {
     tm = bounded(p, c, tiered, in_spb, out_spb_v, room);
     out.stall_s = tm.stall;
     out.resident_bytes = 0;
-    // What is on the GPU beyond its use: within the room, unless a restore at
-    // its use does not fit beside the copies still leaving (the runtime's
-    // out-of-memory retry then waits for them).
+    // What is on the GPU beyond its use (a restore at its use that found no
+    // room waited for copies out in bounded(), so this stays within the room).
     out.window_bytes = std::max(tm.window, c[big].bytes);
   }
   std::vector<char> is_tiered(c.size(), 0);
