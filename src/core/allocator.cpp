@@ -411,16 +411,10 @@ void Allocator::restore(void* ptr) {
   Record& r = large_record(ptr, "restore");
   if (!r.evicted) throw_error(Errc::invalid_argument, "restore(" + hex_ptr(r.span.va) + "): not evicted");
   const std::size_t page = pool_.page_size();
-  const std::size_t need = static_cast<std::size_t>(r.span.count) * page;
-  // Free pages first; new memory for the rest, within the cap. When the
-  // device (or the cap) is full, the cache goes back to the driver first.
-  auto new_bytes = [&] {
-    const std::size_t usable = pool_.usable_free_pages(kGlobal) * page;
-    return need > usable ? need - usable : 0;
-  };
+  // Free pages first; new memory for the rest, within the cap (restore_span
+  // counts what its fill really takes). When the device (or the cap) is
+  // full, the cache goes back to the driver first.
   auto attempt = [&] {
-    if (cap_ && pool_.reserved_bytes() + new_bytes() > cap_)
-      throw_error(Errc::out_of_memory, "restore needs " + format_bytes(new_bytes()) + " of new memory beyond the cap");
     const std::size_t left = cap_ ? (cap_ - std::min(cap_, pool_.reserved_bytes())) / page : SIZE_MAX;
     pool_.restore_span(r.span, r.span.count, prim::Access::read_write, nullptr, left);
   };

@@ -66,7 +66,8 @@ void* DeviceAllocator::alloc(std::size_t size, prim::Stream stream) {
   try {
     // Out of memory: pages of evictions still copying out come back once
     // their copies complete; then allocations restored ahead and not used
-    // yet give theirs back (their host copies are still true).
+    // yet give theirs back (their host copies are still true), then spare
+    // ones (copied out).
     void* p = res_.retry_oom(size, [&] { return alloc_.alloc(size, stream, &info, current_label()); });
     rec_.on_alloc(size, info, alloc_.gauges());
     if (tracer_ && p) tracer_->allocated(p, size, stream);
