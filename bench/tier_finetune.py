@@ -382,9 +382,10 @@ def main():
             gb = 1e9
             w, rd, both = (r.get(k, 0) / gb for k in ("disk_write_Bps", "disk_read_Bps", "disk_both_Bps"))
             print(f"  disk tier: {st.get('disk_io_written', 0) / GIB:.1f} GiB written, "
-                  f"{st.get('disk_io_read', 0) / GIB:.1f} GiB read ({st.get('fetched_bytes', 0) / GIB:.1f} GiB of it "
-                  f"read ahead); restores waited {st.get('disk_read_s', 0):.2f} s for the disk in all; "
-                  f"{st.get('disk_failures', 0)} failed moves")
+                  f"{st.get('disk_io_read', 0) / GIB:.1f} GiB read; read-aheads asked for {st.get('fetched_bytes', 0) / GIB:.1f} "
+                  f"GiB (one of a state still being written stops its write: no read); restores waited {st.get('disk_read_s', 0):.2f} s for the disk in all; "
+                  f"{st.get('disk_failures', 0)} failed moves; host tier peak {st.get('host_held_peak', 0) / GIB:.1f} GiB "
+                  f"held ({st.get('host_used_peak', 0) / GIB:.1f} GiB with writes in flight)")
             line = f"  its own file I/O (checksums beside it): write {w:.2f} GB/s, read {rd:.2f} GB/s, both {both:.2f} GB/s"
             if raw:
                 rw, rr = raw["write_Bps"] / gb, raw["read_Bps"] / gb

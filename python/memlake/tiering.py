@@ -49,6 +49,7 @@ Not detected, so do not: clip gradients (clip_grad_norm_ finds none: they
 were consumed in backward), or run the step on another stream than the one
 the states were created on.
 """
+import heapq as _heapq
 import time as _time
 import types
 
@@ -62,6 +63,8 @@ from .act_tier import ActivationTiering, ResidencyMover, storage_of, timed_wait,
 
 __all__ = ["tier", "Tiering", "PlanError"]
 
+# Steps between a state's eviction in backward and its demotion to disk there (_demote_in_backward).
+_DEMOTE_LAG = 4
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
@@ -125,6 +128,8 @@ class Tiering:
         # is no room to read into until the iteration's end.)
         self.disk_window = _bytes(disk_window, "disk_window") if disk_window is not None else 1 << 30
         self._disk_queue = []         # parameters on disk, in their restores' order, not read ahead yet
+        self._restore_at, self._restore_at_key = {}, None  # _restore_positions()'s map, and the plan it is of
+        self._demotable = []          # (-restore position, parameter): stepped in this backward, may go to disk
         self._gbps = (h2d_gbps, d2h_gbps)
         names = {p: n for n, p in model.named_parameters()}
         # One optimizer per parameter, of the user's class and with its group's hyperparameters.
@@ -167,7 +172,7 @@ class Tiering:
         self._st = dict(steps_in_backward=0, steps_after_backward=0, restores_planned=0, restores_on_demand=0,
                         evictions=0, evicted_bytes=0, restored_bytes=0, demoted_bytes=0, disk_write_s=0.0,
                         fetched_bytes=0, disk_restored_bytes=0, disk_read_s=0.0, retimed_at=None, retime_skipped=0,
-                        prefetch_deferred=0)
+                        prefetch_deferred=0, host_held_peak=0, host_used_peak=0)
         self._hooks = [p.register_post_accumulate_grad_hook(self._on_grad) for p in self._params]
         if isinstance(model, _torch.nn.Module):
             self._hooks.append(model.register_forward_pre_hook(self._on_forward))
@@ -367,6 +372,8 @@ class Tiering:
             self._events.append(ev)
         self._step_one(i)
         self._st["steps_in_backward"] += 1
+        if self.host_limit is not None and self._plan is not None:
+            self._demote_in_backward()
         if self._disk_queue:
             self._fetch_ahead()
         for j in self._issue_at.get(pos, ()):
@@ -402,6 +409,7 @@ class Tiering:
             self._order, self._events = [], []
             self._fwd_event = None
             self._stepped = [False] * len(self._params)
+            self._demotable = []
             self._stalls.clear()
             self._read_from_disk.clear()
         if self.host_limit is not None:
@@ -413,6 +421,63 @@ class Tiering:
         for j in self._issue_at.get(-1, ()):
             self._restore(j, planned=True)
 
+    def _restore_positions(self):
+        """parameter -> the position its restore is issued at in the plan (its step when not ahead)."""
+        if self._restore_at_key is not self._issue_at:
+            self._restore_at = {j: pos for pos, js in self._issue_at.items() for j in js}
+            self._restore_at_key = self._issue_at
+        at, n = self._restore_at, len(self._params)
+        return lambda i: at.get(i, n)
+
+    def _host_held(self):
+        """The host tier's bytes that stay there: those of demotions still writing leave once written.
+        Also the peak of it, and of the host tier's whole use, for stats()."""
+        r = _res.residency_stats(device=self.device)
+        held = r["host_used"] - r.get("disk_writing_now", 0)
+        self._st["host_held_peak"] = max(self._st["host_held_peak"], held)
+        self._st["host_used_peak"] = max(self._st["host_used_peak"], r["host_used"])
+        return held
+
+    def _demote(self, i):
+        """Parameter i's evicted states go to the disk tier, without a wait (a write that fails is raised
+        by a later settle(); its bytes stay in the host tier). Returns the bytes."""
+        self._on_disk[i] = True  # from its first tensor on (a restore then times it as a disk read)
+        moved = 0
+        for v in self._out[i]:
+            try:  # an error (disk full): raised; the bytes stay in the host tier
+                _res.demote(v, device=self.device, wait=False)
+            except InvalidArgumentError as e:
+                if "no disk tier" in str(e):
+                    raise InvalidArgumentError("tier(host_limit=...): no disk tier; call memlake.torch."
+                                               "enable(disk_tier=DIR) with a directory on local disk") from None
+                raise
+            moved += v.nbytes
+            self._st["demoted_bytes"] += v.nbytes
+        return moved
+
+    def _demote_in_backward(self):
+        """In backward every step's states come back to the host tier after it: past host_limit, the
+        states stepped in this backward go on to disk once their copies out are done or nearly (a
+        demotion waits for its copy: the latest _DEMOTE_LAG steps' are left to a later step, or to the
+        iteration's end), those the next iteration restores latest first. So the host tier holds about
+        host_limit + disk_window (the read-ahead's room) + _DEMOTE_LAG steps' states, not every tiered
+        state, at the iteration's end. Their reads are queued at the iteration's end with the others."""
+        if len(self._order) > _DEMOTE_LAG:  # a step that far back: its copies out are done or nearly
+            j = self._order[-1 - _DEMOTE_LAG]
+            _heapq.heappush(self._demotable, (-self._restore_positions()(j), j))
+        held = self._host_held()
+        if held <= self.host_limit:
+            return
+        t0 = _time.perf_counter()
+        _res.settle(wait=False, device=self.device)  # copies out that are over: their demotions do not wait
+        try:
+            while self._demotable and held > self.host_limit:
+                _, j = _heapq.heappop(self._demotable)
+                if self._out[j] and not self._on_disk[j]:  # not restored again (state_dict) or on disk
+                    held -= self._demote(j)
+        finally:
+            self._st["disk_write_s"] += _time.perf_counter() - t0
+
     def _demote_past_limit(self):
         """States beyond host_limit bytes of the host tier go to the disk tier, those restored latest in
         the next iteration first (the most time for their reads). Each waits for its copy out, then
@@ -421,29 +486,15 @@ class Tiering:
         A write that failed since the last iteration raises here (its bytes stayed in the host tier)."""
         t0 = _time.perf_counter()
         _res.settle(wait=False, device=self.device)
-        used = _res.residency_stats(device=self.device)["host_used"]
-        at = {}
-        for pos, js in self._issue_at.items():
-            for j in js:
-                at[j] = pos
-        restore_at = lambda i: at.get(i, len(self._params))  # noqa: E731 (not restored ahead: at its step)
+        held = self._host_held()
+        restore_at = self._restore_positions()
         order = sorted((i for i in range(len(self._params)) if self._out[i] and not self._on_disk[i]),
                        key=lambda i: -restore_at(i))
         try:
             for i in order:
-                if used <= self.host_limit:
+                if held <= self.host_limit:
                     break
-                self._on_disk[i] = True  # from its first tensor on (a restore then times it as a disk read)
-                for v in self._out[i]:
-                    try:  # an error (disk full): raised; the bytes stay in the host tier
-                        _res.demote(v, device=self.device, wait=False)
-                    except InvalidArgumentError as e:
-                        if "no disk tier" in str(e):
-                            raise InvalidArgumentError("tier(host_limit=...): no disk tier; call memlake.torch."
-                                                       "enable(disk_tier=DIR) with a directory on local disk") from None
-                        raise
-                    used -= v.nbytes
-                    self._st["demoted_bytes"] += v.nbytes
+                held -= self._demote(i)
         finally:
             self._disk_queue = sorted((i for i in range(len(self._params)) if self._on_disk[i] and self._out[i]),
                                       key=restore_at)
@@ -674,8 +725,9 @@ def tier(model, optimizer, budget=None, host="auto", **kw):
     bytes, AdamW's two states; None: grow on demand). activations: also move
     saved activations (with a budget; default True); act_window: bytes restored
     ahead of backward (default max(256 MiB, budget/32)); host_limit: bytes of
-    the host tier optimizer states may hold, the rest go to the disk tier at
-    each iteration's end (needs enable(disk_tier=DIR)), written, and read back
+    the host tier optimizer states may hold, the rest go to the disk tier (in
+    backward a few steps after their eviction, and at each iteration's end;
+    needs enable(disk_tier=DIR)), written, and read back
     ahead of their restores on the disk tier's I/O threads while the host tier
     holds at most host_limit + disk_window (default 1 GiB); retime_at: how many iterations after
     the profile one is timed again to plan the states on steady times (default 2; None: keep
