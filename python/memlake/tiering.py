@@ -129,7 +129,7 @@ class Tiering:
         self.disk_window = _bytes(disk_window, "disk_window") if disk_window is not None else 1 << 30
         self._disk_queue = []         # parameters on disk, in their restores' order, not read ahead yet
         self._restore_at, self._restore_at_key = {}, None  # _restore_positions()'s map, and the plan it is of
-        self._demotable = []          # (-restore position, parameter): stepped in this backward, may go to disk
+        self._demotable = []          # (-restore position, -step position, parameter): may go to disk in backward
         self._gbps = (h2d_gbps, d2h_gbps)
         names = {p: n for n, p in model.named_parameters()}
         # One optimizer per parameter, of the user's class and with its group's hyperparameters.
@@ -372,7 +372,7 @@ class Tiering:
             self._events.append(ev)
         self._step_one(i)
         self._st["steps_in_backward"] += 1
-        if self.host_limit is not None and self._plan is not None:
+        if self.host_limit is not None:
             self._demote_in_backward()
         if self._disk_queue:
             self._fetch_ahead()
@@ -463,8 +463,11 @@ class Tiering:
         host_limit + disk_window (the read-ahead's room) + _DEMOTE_LAG steps' states, not every tiered
         state, at the iteration's end. Their reads are queued at the iteration's end with the others."""
         if len(self._order) > _DEMOTE_LAG:  # a step that far back: its copies out are done or nearly
-            j = self._order[-1 - _DEMOTE_LAG]
-            _heapq.heappush(self._demotable, (-self._restore_positions()(j), j))
+            pos = len(self._order) - 1 - _DEMOTE_LAG
+            j = self._order[pos]
+            # Before a plan (the profile iteration) no restore is ahead: the next backward restores
+            # in this one's order, so the latest stepped go first.
+            _heapq.heappush(self._demotable, (-self._restore_positions()(j), -pos, j))
         held = self._host_held()
         if held <= self.host_limit:
             return
@@ -472,7 +475,7 @@ class Tiering:
         _res.settle(wait=False, device=self.device)  # copies out that are over: their demotions do not wait
         try:
             while self._demotable and held > self.host_limit:
-                _, j = _heapq.heappop(self._demotable)
+                j = _heapq.heappop(self._demotable)[-1]
                 if self._out[j] and not self._on_disk[j]:  # not restored again (state_dict) or on disk
                     held -= self._demote(j)
         finally:
