@@ -441,7 +441,6 @@ class Tiering:
     def _demote(self, i):
         """Parameter i's evicted states go to the disk tier, without a wait (a write that fails is raised
         by a later settle(); its bytes stay in the host tier). Returns the bytes."""
-        self._on_disk[i] = True  # from its first tensor on (a restore then times it as a disk read)
         moved = 0
         for v in self._out[i]:
             try:  # an error (disk full): raised; the bytes stay in the host tier
@@ -451,6 +450,8 @@ class Tiering:
                     raise InvalidArgumentError("tier(host_limit=...): no disk tier; call memlake.torch."
                                                "enable(disk_tier=DIR) with a directory on local disk") from None
                 raise
+            # From its first tensor on disk (a restore then times it as a disk read).
+            self._on_disk[i] = True
             moved += v.nbytes
             self._st["demoted_bytes"] += v.nbytes
         return moved
