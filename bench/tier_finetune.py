@@ -8,7 +8,7 @@ its own process, so each has its own allocator).
     python3 bench/tier_finetune.py --configs ideal,tier24 --steps 8
     python3 bench/tier_finetune.py --configs ideal,ckpt,tier16_ckpt_disk --host-limit 6G   # disk tier
     python3 bench/tier_finetune.py --model neox2.7b --configs ideal,ckpt,tier24_ckpt,tier32
-    python3 bench/tier_finetune.py --model resnet152 --batch 256 --configs ideal,tier24,tier16
+    python3 bench/tier_finetune.py --model resnet152 --batch 256 --configs ideal,tier20
 
 Per configuration: median step time of steps 4.. (the first iterations warm
 up; tier()'s first is its profile), tokens/s, ratio to the ideal, peak GPU
