@@ -582,6 +582,19 @@ class Tiering:
                              backward_ms=positions[-1]["t_ms"] if positions else 0.0)
         if self._retime_after is not None:
             self._retime_at = self._iteration + self._retime_after
+        if room < 0:  # nothing the plan moves can make it fit: say what stays
+            weights = sum(q.nbytes for q in self.model.parameters()) if isinstance(self.model, _torch.nn.Module) else 0
+            parts = [f"the weights {weights}"] if weights else []
+            if ap is not None and ap["nonact_bytes"] is not None:
+                parts += [f"what the forward's end holds besides saved activations {ap['nonact_bytes']} (weights "
+                          f"included)", f"saved tensors that cannot leave {ap['must_keep_bytes']}",
+                          f"the loss's transients {ap.get('transient_bytes', 0)}"]
+            raise PlanError(f"tier(): the budget of {self.budget} bytes (margin {self.margin}) is below what one "
+                            f"iteration needs with every optimizer state and saved activation off the GPU: "
+                            f"{need} bytes at its peak, {-room} more than the budget less the margin"
+                            + (f" (of it, in bytes: {'; '.join(parts)})" if parts else "")
+                            + f"; it needs a budget above {need + self.margin} bytes, or checkpointing, or a "
+                            f"smaller batch")
         try:
             p = _plan(positions, room, h2d_gbps=h2d, d2h_gbps=d2h, lead_ms=lead)
         except PlanError as e:
