@@ -384,8 +384,8 @@ def main():
             print(f"  disk tier: {st.get('disk_io_written', 0) / GIB:.1f} GiB written, "
                   f"{st.get('disk_io_read', 0) / GIB:.1f} GiB read; read-aheads asked for {st.get('fetched_bytes', 0) / GIB:.1f} "
                   f"GiB (one of a state still being written stops its write: no read); restores waited {st.get('disk_read_s', 0):.2f} s for the disk in all; "
-                  f"{st.get('disk_failures', 0)} failed moves; host tier peak {st.get('host_held_peak', 0) / GIB:.1f} GiB "
-                  f"held ({st.get('host_used_peak', 0) / GIB:.1f} GiB with writes in flight)")
+                  f"{st.get('disk_failures', 0)} failed moves; optimizer states in the host tier at most "
+                  f"{st.get('host_states_peak', 0) / GIB:.2f} GiB (host_limit {a.host_limit})")
             line = f"  its own file I/O (checksums beside it): write {w:.2f} GB/s, read {rd:.2f} GB/s, both {both:.2f} GB/s"
             if raw:
                 rw, rr = raw["write_Bps"] / gb, raw["read_Bps"] / gb

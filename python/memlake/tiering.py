@@ -128,8 +128,14 @@ class Tiering:
         # is no room to read into until the iteration's end.)
         self.disk_window = _bytes(disk_window, "disk_window") if disk_window is not None else 1 << 30
         self._disk_queue = []         # parameters on disk, in their restores' order, not read ahead yet
-        self._restore_at, self._restore_at_key = {}, None  # _restore_positions()'s map, and the plan it is of
+        self._restore_pos = {}        # tiered parameter -> the plan's position of its restore (its step: at its use)
+        self._host_states = 0         # bytes of evicted states in the host tier (not on disk): what host_limit bounds
+        self._host_bytes = [0] * n    # of them, each parameter's
+        self._recent = []             # (parameter, step position) evicted in this backward, not yet demotable
+        self._fetched = [0] * n       # bytes read ahead from disk into the host tier, not restored yet
+        self._fetched_total = 0
         self._demotable = []          # (-restore position, -step position, parameter): may go to disk in backward
+        self._deferred_error = None   # a demotion's error in backward, raised at the step (not inside backward)
         self._gbps = (h2d_gbps, d2h_gbps)
         names = {p: n for n, p in model.named_parameters()}
         # One optimizer per parameter, of the user's class and with its group's hyperparameters.
@@ -172,7 +178,7 @@ class Tiering:
         self._st = dict(steps_in_backward=0, steps_after_backward=0, restores_planned=0, restores_on_demand=0,
                         evictions=0, evicted_bytes=0, restored_bytes=0, demoted_bytes=0, disk_write_s=0.0,
                         fetched_bytes=0, disk_restored_bytes=0, disk_read_s=0.0, retimed_at=None, retime_skipped=0,
-                        prefetch_deferred=0, host_held_peak=0, host_used_peak=0)
+                        prefetch_deferred=0, host_states_peak=0)
         self._hooks = [p.register_post_accumulate_grad_hook(self._on_grad) for p in self._params]
         if isinstance(model, _torch.nn.Module):
             self._hooks.append(model.register_forward_pre_hook(self._on_forward))
@@ -226,6 +232,7 @@ class Tiering:
                 raise OutOfMemoryError(f"tier(): restoring the optimizer states of {self._names[i]} "
                                        f"({v.nbytes} bytes) does not fit the budget: {e}") from None
             out.pop(0)
+            self._count_host(i, -min(v.nbytes, self._host_bytes[i]))  # one from disk was not counted
             if not wait:
                 self._arriving[i].append(v)
             self._st["restored_bytes"] += v.nbytes
@@ -234,9 +241,17 @@ class Tiering:
         if t0 is not None:  # the wait for the read from disk (none when read ahead in time)
             self._st["disk_read_s"] += _time.perf_counter() - t0
             self._on_disk[i] = False
+            self._fetched_total -= self._fetched[i]
+            self._fetched[i] = 0
             self._read_from_disk.add(i)
         self._where[i] = "coming"
         self._st["restores_planned" if planned else "restores_on_demand"] += 1
+
+    def _count_host(self, i, delta):
+        self._host_bytes[i] += delta
+        self._host_states += delta
+        if delta > 0:
+            self._st["host_states_peak"] = max(self._st["host_states_peak"], self._host_states)
 
     def _ready(self, i):
         """The stream waits, here, for the copies of parameter i's states restored ahead."""
@@ -258,6 +273,7 @@ class Tiering:
             self._where[i] = "host"
             self._st["evictions"] += 1
             self._st["evicted_bytes"] += moved
+            self._count_host(i, moved)
 
     def _timeline_text(self, stall_events, positions, p, ap, h2d, d2h):
         """The timed iteration's whole timeline (forward boundaries, backward reads and steps) with
@@ -373,7 +389,7 @@ class Tiering:
         self._step_one(i)
         self._st["steps_in_backward"] += 1
         if self.host_limit is not None:
-            self._demote_in_backward()
+            self._demote_in_backward(i)
         if self._disk_queue:
             self._fetch_ahead()
         for j in self._issue_at.get(pos, ()):
@@ -396,6 +412,9 @@ class Tiering:
                 self._step_one(i)  # a gradient that came without the hook (set by hand)
                 self._st["steps_after_backward"] += 1
         try:
+            if self._deferred_error is not None:  # a demotion in backward failed: its error, here
+                e, self._deferred_error = self._deferred_error, None
+                raise e
             if self._act is not None:
                 self._act.finish()  # a profiled forward's activation plan is made here
             if self._plan is None and self._order:
@@ -409,7 +428,7 @@ class Tiering:
             self._order, self._events = [], []
             self._fwd_event = None
             self._stepped = [False] * len(self._params)
-            self._demotable = []
+            self._demotable, self._recent = [], []
             self._stalls.clear()
             self._read_from_disk.clear()
         if self.host_limit is not None:
@@ -421,22 +440,10 @@ class Tiering:
         for j in self._issue_at.get(-1, ()):
             self._restore(j, planned=True)
 
-    def _restore_positions(self):
-        """parameter -> the position its restore is issued at in the plan (its step when not ahead)."""
-        if self._restore_at_key is not self._issue_at:
-            self._restore_at = {j: pos for pos, js in self._issue_at.items() for j in js}
-            self._restore_at_key = self._issue_at
-        at, n = self._restore_at, len(self._params)
-        return lambda i: at.get(i, n)
-
-    def _host_held(self):
-        """The host tier's bytes that stay there: those of demotions still writing leave once written.
-        Also the peak of it, and of the host tier's whole use, for stats()."""
-        r = _res.residency_stats(device=self.device)
-        held = r["host_used"] - r.get("disk_writing_now", 0)
-        self._st["host_held_peak"] = max(self._st["host_held_peak"], held)
-        self._st["host_used_peak"] = max(self._st["host_used_peak"], r["host_used"])
-        return held
+    def _restore_at(self, i):
+        """The plan's position of parameter i's restore (its step's when restored at its use; before a
+        plan, past every step)."""
+        return self._restore_pos.get(i, len(self._params))
 
     def _demote(self, i):
         """Parameter i's evicted states go to the disk tier, without a wait (a write that fails is raised
@@ -453,32 +460,37 @@ class Tiering:
             # From its first tensor on disk (a restore then times it as a disk read).
             self._on_disk[i] = True
             moved += v.nbytes
+            self._count_host(i, -v.nbytes)
             self._st["demoted_bytes"] += v.nbytes
         return moved
 
-    def _demote_in_backward(self):
-        """In backward every step's states come back to the host tier after it: past host_limit, the
-        states stepped in this backward go on to disk once their copies out are done or nearly (a
-        demotion waits for its copy: the latest _DEMOTE_LAG steps' are left to a later step, or to the
-        iteration's end), those the next iteration restores latest first. So the host tier holds about
-        host_limit + disk_window (the read-ahead's room) + _DEMOTE_LAG steps' states, not every tiered
-        state, at the iteration's end. Their reads are queued at the iteration's end with the others."""
-        if len(self._order) > _DEMOTE_LAG:  # a step that far back: its copies out are done or nearly
-            pos = len(self._order) - 1 - _DEMOTE_LAG
-            j = self._order[pos]
-            # Before a plan (the profile iteration) no restore is ahead: the next backward restores
-            # in this one's order, so the latest stepped go first.
-            _heapq.heappush(self._demotable, (-self._restore_positions()(j), -pos, j))
-        held = self._host_held()
-        if held <= self.host_limit:
+    def _demote_in_backward(self, i):
+        """host_limit bounds the optimizer states in the host tier at every step, not only at the
+        iteration's end: in backward each step's states come back to the host tier, and once they
+        are past the limit (the states read from disk this iteration return there), the states
+        stepped in this backward go on to disk, those the next iteration restores latest first.
+        Each waits until _DEMOTE_LAG later tiered evictions (a demotion waits for its copy out, so
+        the latest are left to a later step or the iteration's end). An error here (a write that
+        failed, a full disk) is raised by optimizer.step(), not inside backward."""
+        if self._deferred_error is not None or self._where[i] != "host":
+            return
+        self._recent.append((i, len(self._order) - 1))
+        if len(self._recent) > _DEMOTE_LAG:
+            j, pos = self._recent.pop(0)
+            # Before a plan (the profile iteration) every position is the same: the latest stepped
+            # go first, as the next backward restores in this one's order.
+            _heapq.heappush(self._demotable, (-self._restore_at(j), -pos, j))
+        if self._host_states <= self.host_limit:
             return
         t0 = _time.perf_counter()
-        _res.settle(wait=False, device=self.device)  # copies out that are over: their demotions do not wait
         try:
-            while self._demotable and held > self.host_limit:
+            _res.settle(wait=False, device=self.device)  # copies out that are over: their demotions do not wait
+            while self._demotable and self._host_states > self.host_limit:
                 j = _heapq.heappop(self._demotable)[-1]
                 if self._out[j] and not self._on_disk[j]:  # not restored again (state_dict) or on disk
-                    held -= self._demote(j)
+                    self._demote(j)
+        except Exception as e:  # noqa: BLE001 (raised at the step, with the iteration's bookkeeping)
+            self._deferred_error = e
         finally:
             self._st["disk_write_s"] += _time.perf_counter() - t0
 
@@ -489,29 +501,28 @@ class Tiering:
         and the host copy goes once written; the states on disk are then read ahead (_fetch_ahead).
         A write that failed since the last iteration raises here (its bytes stayed in the host tier)."""
         t0 = _time.perf_counter()
-        _res.settle(wait=False, device=self.device)
-        held = self._host_held()
-        restore_at = self._restore_positions()
-        order = sorted((i for i in range(len(self._params)) if self._out[i] and not self._on_disk[i]),
-                       key=lambda i: -restore_at(i))
         try:
+            _res.settle(wait=False, device=self.device)
+            order = sorted((i for i in range(len(self._params)) if self._out[i] and not self._on_disk[i]),
+                           key=lambda i: -self._restore_at(i))
             for i in order:
-                if held <= self.host_limit:
+                if self._host_states <= self.host_limit:
                     break
-                held -= self._demote(i)
+                self._demote(i)
         finally:
             self._disk_queue = sorted((i for i in range(len(self._params)) if self._on_disk[i] and self._out[i]),
-                                      key=restore_at)
+                                      key=self._restore_at)
             self._st["disk_write_s"] += _time.perf_counter() - t0
 
     def _fetch_ahead(self):
         """Reads the states on disk back into the host tier ahead of their restores, in the order of
-        those restores, as far as the host tier has room under host_limit + disk_window (the
-        demotions' writes free room as they finish; a read-ahead of a state still being written stops
-        its write instead). Called at the iteration's end, at each module's forward and at each step
-        in backward."""
+        those restores, while the states in the host tier and those read ahead stay under host_limit +
+        disk_window (the activations the host tier also holds are not the limit's, nor are writes in
+        flight: their bytes leave once written; a read-ahead of a state still being written stops its
+        write instead). Called at the iteration's end, at each module's forward and at each step in
+        backward."""
         _res.settle(wait=False, device=self.device)  # moves and copies that are over give their room back
-        room = self.host_limit + self.disk_window - _res.residency_stats(device=self.device)["host_used"]
+        room = self.host_limit + self.disk_window - self._host_states - self._fetched_total
         while self._disk_queue:
             i = self._disk_queue[0]
             b = sum(v.nbytes for v in self._out[i])
@@ -520,6 +531,8 @@ class Tiering:
             self._disk_queue.pop(0)  # taken before the calls: an error does not repeat at every hook
             for v in self._out[i]:
                 _res.fetch(v, device=self.device)
+                self._fetched[i] += v.nbytes
+                self._fetched_total += v.nbytes
             room -= b
             self._st["fetched_bytes"] += b
 
@@ -659,6 +672,7 @@ class Tiering:
         tiered_params = {positions[k]["param"] for k in p["tiered"]}
         self._tiered = [i in tiered_params for i in range(len(self._params))]
         self._issue_at = {}
+        self._restore_pos = {positions[k]["param"]: p["issue"][k] for k in p["tiered"]}
         for k in p["tiered"]:
             at = p["issue"][k]  # -1: at the end of the previous iteration (before forward)
             if at == k:

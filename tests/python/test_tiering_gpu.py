@@ -93,9 +93,9 @@ def test_states_past_the_host_limit_go_to_disk_and_come_back_ahead(tmp_path):
 def test_the_host_limit_holds_in_backward_too(tmp_path):
     # 24 layers: 768 MiB of states, most tiered under 768 MiB (the iteration's peak with every state
     # off the GPU is ~585 MB, the margin 64 MiB: ~150 MB of states stay). In backward each step's states
-    # come back to the host tier; past host_limit they go on to disk there (a few steps after their
-    # eviction), so the host tier never holds all of them: at most the limit, the read-ahead's
-    # window and the states of the steps that lag behind (tiering._DEMOTE_LAG + 1 of 32 MiB).
+    # come back to the host tier; past host_limit they go on to disk there (_DEMOTE_LAG evictions
+    # later), so the host tier never holds all of them: at most the limit and the states of the
+    # evictions that lag behind (tiering._DEMOTE_LAG + 1 of 32 MiB; read-aheads are the window's).
     from memlake.tiering import _DEMOTE_LAG
     code = TRAIN.replace("range(8)", "range(24)")
     plain = json.loads([x for x in run(code.format(tier=False, budget="0")).splitlines()
@@ -108,7 +108,7 @@ def test_the_host_limit_holds_in_backward_too(tmp_path):
     s = tiered["stats"]
     assert s["evicted_bytes"] > 6 * (400 << 20), s  # most states leave in every iteration
     assert s["demoted_bytes"] > 0 and s["disk_failures"] == 0, s
-    assert 0 < s["host_held_peak"] <= (64 + 32 + (_DEMOTE_LAG + 1) * 32) << 20, s
+    assert 0 < s["host_states_peak"] <= (64 + (_DEMOTE_LAG + 1) * 32) << 20, s
 
 ACT = PRELUDE + """
 class Block(torch.nn.Module):
