@@ -111,7 +111,7 @@ step_tiermodels() {
 }
 step_tierresnet() {
   # ResNet-152 at batch 256 peaks at 23.7 GiB uncapped (H100); with every state and activation off
-  # the GPU it still needs 16.0 GiB (results §23d), so 20 GiB is the cap beyond its peak.
+  # the GPU it still needs 16.0 GiB (results §23c), so 20 GiB is the cap beyond its peak.
   timeout "${T_TIER_MODELS:-240}" python3 bench/tier_finetune.py --model resnet152 --batch 256 \
     --configs ${RESNET_CONFIGS:-ideal,tier20} --out "$1/resnet.json" > "$1/resnet.txt" 2>&1
   grep -v '^{' "$1/resnet.txt" | tail -10
