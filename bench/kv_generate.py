@@ -460,7 +460,7 @@ def bench(args):
             if kv is not None:
                 kv.close()
         built.clear()
-        del model, fwd_c
+        model = fwd_c = None  # the next model's memory (build() reads these names: not del)
         torch._dynamo.reset()
         torch.cuda.empty_cache()
 

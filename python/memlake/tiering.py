@@ -130,10 +130,8 @@ class Tiering:
         self._disk_queue = []         # parameters on disk, in their restores' order, not read ahead yet
         self._restore_pos = {}        # tiered parameter -> the plan's position of its restore (its step: at its use)
         self._host_states = 0         # bytes of evicted states in the host tier (not on disk): what host_limit bounds
-        self._host_bytes = [0] * n    # of them, each parameter's
         self._recent = []             # (parameter, step position) evicted in this backward, not yet demotable
-        self._fetched = [0] * n       # bytes read ahead from disk into the host tier, not restored yet
-        self._fetched_total = 0
+        self._fetched_total = 0       # bytes read ahead from disk into the host tier, not restored yet
         self._demotable = []          # (-restore position, -step position, parameter): may go to disk in backward
         self._deferred_error = None   # a demotion's error in backward, raised at the step (not inside backward)
         self._gbps = (h2d_gbps, d2h_gbps)
@@ -155,6 +153,8 @@ class Tiering:
                 self._group.append(gi)
                 self._names.append(names.get(p, f"param{len(self._names)}"))
         n = len(self._params)
+        self._host_bytes = [0] * n    # _host_states, each parameter's
+        self._fetched = [0] * n       # _fetched_total, each parameter's
         self._where = ["gpu"] * n     # gpu | host | coming: where each parameter's tiered states are
         self._on_disk = [False] * n   # its evicted states were demoted to the disk tier
         self._read_from_disk = set()  # parameters whose states this iteration read back from disk
@@ -390,8 +390,11 @@ class Tiering:
         self._st["steps_in_backward"] += 1
         if self.host_limit is not None:
             self._demote_in_backward(i)
-        if self._disk_queue:
-            self._fetch_ahead()
+        if self._disk_queue and self._deferred_error is None:
+            try:
+                self._fetch_ahead()
+            except Exception as e:  # noqa: BLE001 (a write that failed, seen by its settle: raised at the step)
+                self._deferred_error = e
         for j in self._issue_at.get(pos, ()):
             # A state on disk is read here, on this thread: timed, its wait is not compute (approximately:
             # the events measure the GPU's idle time only once its queue has drained).
@@ -412,15 +415,15 @@ class Tiering:
                 self._step_one(i)  # a gradient that came without the hook (set by hand)
                 self._st["steps_after_backward"] += 1
         try:
-            if self._deferred_error is not None:  # a demotion in backward failed: its error, here
-                e, self._deferred_error = self._deferred_error, None
-                raise e
             if self._act is not None:
                 self._act.finish()  # a profiled forward's activation plan is made here
             if self._plan is None and self._order:
                 self._make_plan()
             elif self._timing and self._order:
                 self._retime()
+            if self._deferred_error is not None:  # a disk move in backward failed: its error, here
+                e, self._deferred_error = self._deferred_error, None
+                raise e
         finally:  # a PlanError (or anything else) leaves the next iteration a clean start
             if self._plan is not None and self._act is not None:
                 self._act.timeline = self._act.stall_log = None
@@ -522,7 +525,10 @@ class Tiering:
         write instead). Called at the iteration's end, at each module's forward and at each step in
         backward."""
         _res.settle(wait=False, device=self.device)  # moves and copies that are over give their room back
-        room = self.host_limit + self.disk_window - self._host_states - self._fetched_total
+        # The latest evictions of a backward wait there for their demotion (_demote_in_backward):
+        # their bytes are on their way to disk, not the read-ahead's to wait for.
+        lagging = sum(self._host_bytes[j] for j, _ in self._recent) if self._host_states > self.host_limit else 0
+        room = self.host_limit + self.disk_window - (self._host_states - lagging) - self._fetched_total
         while self._disk_queue:
             i = self._disk_queue[0]
             b = sum(v.nbytes for v in self._out[i])
