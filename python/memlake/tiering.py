@@ -753,6 +753,9 @@ class Tiering:
             self._ready(i)
         _res.settle(device=self.device)
         self.optimizer.step, self.optimizer.state_dict = self._user_step, self._user_state_dict
+        if self._deferred_error is not None:  # a disk move of the last backward failed, no step since
+            e, self._deferred_error = self._deferred_error, None
+            raise e
 
 
 def tier(model, optimizer, budget=None, host="auto", **kw):
