@@ -2,6 +2,7 @@
 // with the same bytes (sleep/wake, evict/restore), on real aliasing memory
 // (the host backend's memfd pages), with faults injected at the primitives.
 #include <algorithm>
+#include <array>
 #include <random>
 
 #include "core/labels.h"
@@ -63,6 +64,19 @@ Buf make(Rig& r, std::size_t n, std::uint16_t label, std::uint64_t seed) {
   core::set_current_label(prev);
   fill(r.be(), p, n, seed);
   return Buf{p, n, seed};
+}
+
+// A device whose work completes 10 ticks after it is queued, N buffers of 8
+// pages (seeds 1..N) and a memory cap at what they reserve: the set-up of
+// the out-of-memory paths' tests.
+template <std::size_t N>
+std::array<Buf, N> lagged_at_cap(Rig& r) {
+  r.host->set_lag(10);
+  r.host->advance_clock(1);
+  std::array<Buf, N> bufs;
+  for (std::size_t i = 0; i < N; ++i) bufs[i] = make(r, 8 * kPage, 0, i + 1);
+  r.dev->set_memory_cap(r.reserved());
+  return bufs;
 }
 
 TEST(Residency, OffloadSleepGivesEverythingBackAndWakeRestoresAtTheSameAddress) {
@@ -434,11 +448,7 @@ TEST(Residency, ARestoreWithoutAWaitMakesTheStreamWaitOnlyWhenReady) {
 // still copying out waits for those copies instead of failing.
 TEST(Residency, OutOfMemoryWaitsForLeavingPages) {
   Rig r;
-  r.host->set_lag(10);
-  r.host->advance_clock(1);
-  Buf a = make(r, 8 * kPage, 0, 1);
-  Buf b = make(r, 8 * kPage, 0, 2);
-  r.dev->set_memory_cap(r.reserved());
+  auto [a, b] = lagged_at_cap<2>(r);
   r.dev->evict(a.p, Mode::offload, /*wait=*/false);
   EXPECT_EQ(r.dev->residency_stats().leaving_now, 1u);
   Buf c = make(r, 8 * kPage, 0, 3);  // a's pages, once its copy completed
@@ -535,11 +545,7 @@ TEST(Residency, OutOfMemoryTakesBackRestoresAheadAndReadyBringsThemAgain) {
 // copy has written its pages; a failure to unmap leaves it resident and whole.
 TEST(Residency, TakingBackARestoreAheadWaitsForItsCopyAndSurvivesAFault) {
   Rig r;
-  r.host->set_lag(10);
-  r.host->advance_clock(1);
-  Buf a = make(r, 8 * kPage, 0, 1);
-  Buf b = make(r, 8 * kPage, 0, 2);
-  r.dev->set_memory_cap(r.reserved());
+  auto [a, b] = lagged_at_cap<2>(r);
   r.dev->evict(a.p, Mode::offload);
   r.dev->restore(a.p, /*wait=*/false);  // its copy completes 10 ticks later
   Buf c = make(r, 8 * kPage, 0, 3);     // waits for it, then takes a's pages
@@ -568,12 +574,7 @@ TEST(Residency, TakingBackARestoreAheadWaitsForItsCopyAndSurvivesAFault) {
 // request's bytes are back, oldest first, not for every copy still running.
 TEST(Residency, OutOfMemoryWaitsOnlyForTheLeavingPagesItNeeds) {
   Rig r;
-  r.host->set_lag(10);
-  r.host->advance_clock(1);
-  Buf a = make(r, 8 * kPage, 0, 1);
-  Buf b = make(r, 8 * kPage, 0, 2);
-  Buf c = make(r, 8 * kPage, 0, 3);
-  r.dev->set_memory_cap(r.reserved());
+  auto [a, b, c] = lagged_at_cap<3>(r);
   for (Buf* x : {&a, &b, &c}) r.dev->evict(x->p, Mode::offload, /*wait=*/false);
   EXPECT_EQ(r.dev->residency_stats().leaving_now, 3u);
   Buf d = make(r, 8 * kPage, 0, 4);  // a's pages
@@ -605,11 +606,9 @@ TEST(Residency, ARestoreUnderACapNeverCreatesPagesBeyondIt) {
   r.dev->evict(a.p, Mode::offload);
   Buf b = make(r, 3 * kPage, 0, 3);  // a's three pages, the only free ones
   r.dev->free(big.p);                // free pages in handles of four
-  const std::uint64_t created = r.dev->stats().pages_created;
   r.dev->restore(a.p);  // that handle cannot serve three pages exactly: it goes back to the driver first
   EXPECT_LE(r.reserved(), cap);
   EXPECT_LE(r.dev->stats().reserved.peak, cap);
-  (void)created;
   EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
   EXPECT_TRUE(holds(r.be(), b.p, b.n, b.seed));
   r.dev->check();
@@ -621,12 +620,7 @@ TEST(Residency, ARestoreUnderACapNeverCreatesPagesBeyondIt) {
 // just ends the mark. Evicts, frees and sleeps end the mark too.
 TEST(Residency, SpareAllocationsGiveWayUnderPressureAndComeBackAtReady) {
   Rig r;
-  r.host->set_lag(10);
-  r.host->advance_clock(1);
-  Buf a = make(r, 8 * kPage, 0, 1);
-  Buf b = make(r, 8 * kPage, 0, 2);
-  Buf c = make(r, 8 * kPage, 0, 3);
-  r.dev->set_memory_cap(r.reserved());
+  auto [a, b, c] = lagged_at_cap<3>(r);
   r.dev->mark_spare(a.p);
   r.dev->mark_spare(b.p);
   r.dev->mark_spare(b.p);  // once is enough
