@@ -98,17 +98,22 @@ def make(n, state_bytes, host_limit, disk_window, monkeypatch):
     return t, res
 
 
+def step(t, i):
+    """Parameter i's step in backward as its hook runs it: its states back, the step, evicted again,
+    then the demotion and the read-ahead."""
+    t._order.append(i)
+    t._restore(i, planned=False)  # on demand (a planned restore differs only in when it is issued)
+    t._where[i] = "gpu"
+    t._evict(i)
+    t._demote_in_backward(i)
+    if t._disk_queue and t._deferred_error is None:
+        t._fetch_ahead()
+
+
 def backward(t, res, order, check=None):
-    """One backward as the hooks run it: per parameter, its states back, its step, evicted again,
-    then the demotion and the read-ahead; then the iteration's end."""
+    """One backward as the hooks run it, then the iteration's end."""
     for i in order:
-        t._order.append(i)
-        t._restore(i, planned=False)  # on demand (a planned restore differs only in when it is issued)
-        t._where[i] = "gpu"
-        t._evict(i)
-        t._demote_in_backward(i)
-        if t._disk_queue and t._deferred_error is None:
-            t._fetch_ahead()
+        step(t, i)
         assert t._host_states == res.host_bytes(), (t._host_states, res.host_bytes())
         assert t._fetched_total == res.fetched_bytes()
         if check:
@@ -157,12 +162,8 @@ def test_the_states_read_last_go_to_disk_and_are_read_ahead(monkeypatch):
     reads_before = res.reads
     first = [i for i in order if not t._on_disk[i]]
     for i in first[: len(first) // 2]:
-        t._order.append(i)
-        t._restore(i, planned=False)
+        step(t, i)
         assert res.reads == reads_before  # from the host tier
-        t._where[i] = "gpu"
-        t._evict(i)
-        t._demote_in_backward(i)
 
 
 def test_a_disk_error_in_backward_is_raised_by_the_step_not_inside_backward(monkeypatch):
@@ -171,11 +172,7 @@ def test_a_disk_error_in_backward_is_raised_by_the_step_not_inside_backward(monk
     res.fail_demote = {f"p{i}.m" for i in range(n)}  # every demotion fails at its first tensor
     order = list(reversed(range(n)))
     for i in order:  # no exception leaves a hook
-        t._order.append(i)
-        t._restore(i, planned=False)
-        t._where[i] = "gpu"
-        t._evict(i)
-        t._demote_in_backward(i)
+        step(t, i)
     assert isinstance(t._deferred_error, memlake.OutOfMemoryError)
     # Nothing was marked on disk or uncounted: every state is still in the host tier, and counted.
     assert not any(t._on_disk) and t._host_states == res.host_bytes() == 2 * n * sb
