@@ -25,6 +25,10 @@ per round against native in the same round, then the median over rounds.
 
     python3 bench/alloc_latency.py [--allocators native,expandable,memlake]
         [--repeats 3] [--events 60000] [--paths raw,empty] [--out result.json]
+
+A memlake variant is memlake with options from the environment's table,
+e.g. --allocators native,memlake,memlake@MEMLAKE_MAX_MAPPED_RATIO=1.5
+(several joined by '@'); it runs in its own process like the others.
 """
 import argparse
 import glob
@@ -83,7 +87,10 @@ def pct(v, q):
 def worker(a):
     if a.allocator == "expandable":
         os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True"
-    if a.allocator == "memlake":
+    if a.allocator.startswith("memlake"):
+        for kv in a.allocator.split("@")[1:]:  # a variant: memlake@NAME=VALUE[@NAME=VALUE]
+            k, _, v = kv.partition("=")
+            os.environ[k] = v
         sys.path.insert(0, os.path.join(ROOT, "python"))
         import memlake.torch as mt
         mt.enable()
@@ -134,7 +141,7 @@ def worker(a):
             per[kind] = {"pairs": len(pairs), "p50_ns": pct(pairs, 0.50), "p90_ns": pct(pairs, 0.90),
                          "p99_ns": pct(pairs, 0.99), "mean_ns": statistics.fmean(pairs) if pairs else 0.0}
         result["traces"][os.path.basename(path)] = per
-    if a.allocator == "memlake":
+    if a.allocator.startswith("memlake"):
         import memlake
         st = memlake.stats()
         result["memlake_host_seconds"] = st.get("memlake.host_seconds")
@@ -197,10 +204,11 @@ def main():
                         "p50_vs_native": statistics.median(x["p50_ratio"] for x in rows),
                         "p99_vs_native": statistics.median(x["p99_ratio"] for x in rows),
                         "rounds": len(rows)}
-    print(f"{'allocator':<11}{'trace':<24}{'path':<6}{'p50 us':>8}{'p99 us':>8}{'p50/nat':>9}{'p99/nat':>9}")
+    width = max(11, max(len(al) for al in order) + 1)
+    print(f"{'allocator':<{width}}{'trace':<24}{'path':<6}{'p50 us':>8}{'p99 us':>8}{'p50/nat':>9}{'p99/nat':>9}")
     for k, v in summary.items():
         al, tr, kind = k.split("|")
-        print(f"{al:<11}{tr[:23]:<24}{kind:<6}{v['p50_us']:>8.2f}{v['p99_us']:>8.2f}"
+        print(f"{al:<{width}}{tr[:23]:<24}{kind:<6}{v['p50_us']:>8.2f}{v['p99_us']:>8.2f}"
               f"{v['p50_vs_native']:>9.3f}{v['p99_vs_native']:>9.3f}")
     if a.out:
         with open(a.out, "w") as f:

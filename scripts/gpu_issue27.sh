@@ -22,7 +22,7 @@ timeout ${T_TESTS:-75} python3 -m pytest -q -x tests/python/test_torch_gpu.py \
   -k "graph_capture_under_enable or capture_check_query or reduce_overhead" \
   > "$out/pytest.txt" 2>&1
 log "pytest rc=$? $(tail -1 "$out/pytest.txt")"
-timeout ${T_LAT:-55} python3 bench/alloc_latency.py --repeats ${LAT_REPEATS:-3} --events ${LAT_EVENTS:-12000} \
+timeout ${T_LAT:-55} python3 bench/alloc_latency.py ${LAT_ALLOCATORS:+--allocators $LAT_ALLOCATORS} --repeats ${LAT_REPEATS:-3} --events ${LAT_EVENTS:-12000} \
   --traces traces/opt13b-LR.csv.gz traces/opt13b-LRV.csv.gz traces/opt13b-R.csv.gz .gpu/traces/llama1b-gen.csv.gz --out "$out/alloc_latency.json" > "$out/alloc_latency.txt" 2>&1
 log "alloc_latency rc=$?"
 timeout ${T_GEN:-50} python3 bench/hf_generate.py --repeats ${GEN_REPEATS:-2} --calls ${GEN_CALLS:-3} --warmup 1 \

@@ -23,7 +23,8 @@
 #   tierresnet issue 20: ResNet-152 alone (RESNET_CONFIGS, default ideal,tier20) (~150 s)
 #   daemon  issue 22: device-wide memory with deduplicated weights (~60 s)
 #   hash    issue 22: content ids computed on the GPU against the host's (~60 s)
-#   lat     issue 27: capture tests, alloc latency, HF generation (~360 s)
+#   lat     issue 27: capture tests, alloc latency, HF generation (~360 s);
+#           LAT_ALLOCATORS e.g. native,expandable,memlake,memlake@MEMLAKE_MAX_MAPPED_RATIO=1.5
 # KV_KINDS narrows kv's bench to some kinds (kv_generate.py --kinds).
 # Limits: T_<STEP> seconds for each step's main run (e.g. T_KV=300); a step's
 # other parts have fixed limits of their own (kv's check 150 s, sleep's tests
