@@ -87,11 +87,21 @@ int main(int argc, char** argv) {
   std::vector<std::uint64_t> t_alloc(blocks);
   std::vector<char> alive(blocks);
   std::vector<double> pairs, allocs, frees;
+  // MEMLAKE_BENCH_THRASH_KB=N: N KiB of other memory written between calls (untimed), as an interpreter
+  // between two tensors' allocations would: the allocator's structures are then partly out of cache.
+  const char* thrash_env = std::getenv("MEMLAKE_BENCH_THRASH_KB");
+  std::vector<unsigned char> thrash(thrash_env ? static_cast<std::size_t>(std::atoll(thrash_env)) * 1024 : 0);
+  unsigned char salt = 0;
+  auto other_work = [&] {
+    ++salt;
+    for (std::size_t i = 0; i < thrash.size(); i += 64) thrash[i] = static_cast<unsigned char>(thrash[i] + salt);
+  };
   try {
     for (int pass = 0; pass < passes; ++pass) {
       const bool timed = pass == passes - 1;
       std::fill(alive.begin(), alive.end(), 0);
       for (const Op& o : ops) {
+        other_work();
         if (o.alloc) {
           const std::uint64_t a = now_ns();
           ptr[o.id] = memlake_torch_malloc(static_cast<ssize_t>(o.size), 0, nullptr);

@@ -72,8 +72,11 @@ def kv_cache(model, batch, max_len, **kw):
 
 def _layout_of(kind):
     """KVCache arguments of a bench kind: kv-* (KVCache's default: rows, group 2), kvtokens-* (tokens),
-    kvrows-* (rows, group 1), kvrowsN-* (rows, group N), kvheads-* (heads)."""
+    kvrows-* (rows, group 1), kvrowsN-* (rows, group N), kvheads-* (heads), kvlive-* (the default
+    layout, eager_reads="live": an uncompiled step reads only the positions written)."""
     head = kind.split("-")[0]
+    if head == "kvlive":
+        return {"eager_reads": "live"}
     if head.startswith("kvrows") and head[6:].isdigit():
         return {"layout": "rows", "group": int(head[6:])}
     if head == "kvrows":
@@ -169,7 +172,7 @@ def check(args):
         seq_s, log_s = _gen(model, ids, static_cache(model, b, max_len), new, False)
         from transformers import DynamicCache
         seq_d, log_d = _gen(model, ids, DynamicCache(config=model.config), new, False)
-        for layout in ("tokens", "rows", "rows2", "heads"):
+        for layout in ("tokens", "rows", "rows2", "heads", "live"):  # live: the default layout, eager_reads="live"
             try:
                 cache = kv_cache(model, b, max_len, **_layout_of(f"kv{layout}"))
             except Exception as e:  # 'heads' needs whole pages per head
@@ -186,6 +189,8 @@ def check(args):
                   "max_abs_logit_diff_dynamic": float((log_k.float() - log_d.float()).abs().max()),
                   "dynamic_vs_static_max_abs": float((log_d.float() - log_s.float()).abs().max()),
                   "tokens_equal_dynamic": bool(torch.equal(seq_k, seq_d)),
+                  "vs_dynamic": _divergence(seq_k, log_k, seq_d, log_d, plen),
+                  "logits_bitwise_dynamic": bool(torch.equal(log_k, log_d)),
                   "bound_steps": hook.steps, "bound_violations": hook.violations,
                   "worst_mapped_over_bound": round(hook.worst, 4), "hook_calls": cache.hook_calls, "stats": st})
             cache.close()
@@ -598,7 +603,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3, help="bench: rounds alternating the kinds")
     ap.add_argument("--warm", type=int, default=3)
     ap.add_argument("--warm-compiled", type=int, default=4)
-    ap.add_argument("--kinds", default="static-compiled,kv-compiled,kvtokens-compiled,static-eager,kv-eager,kvtokens-eager,dynamic")
+    ap.add_argument("--kinds", default="static-compiled,kv-compiled,kvtokens-compiled,static-eager,kv-eager,kvlive-eager,kvtokens-eager,dynamic")
     ap.add_argument("--models", default="")
     ap.add_argument("--trace-kernels", type=int, default=0,
                     help="bench: after the timing, profile this many decode steps and report the top kernels")

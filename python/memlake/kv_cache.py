@@ -6,8 +6,10 @@
 
 It IS a transformers StaticCache (a subclass): its layers are StaticLayer
 subclasses that keep StaticLayer's update(), shapes and mask sizes, so eager
-and compiled decode run exactly StaticCache's code and kernels. Only where
-the key/value tensors live differs: every layer's K and V are views of one
+and compiled decode run exactly StaticCache's code and kernels (with
+eager_reads="live", an uncompiled step reads only the positions written,
+as DynamicCache does: see KVCache). Only where the key/value tensors live
+differs: every layer's K and V are views of one
 memlake virtual tensor reserved for max batch x max length, at addresses
 that never move (so torch.compile / CUDA graphs work as with StaticCache),
 with physical pages mapped only for the positions rows have reached
@@ -113,7 +115,9 @@ class _VirtualLayer(StaticLayer):
         decode step that is host-bound (results §19d)."""
         counter = getattr(self, "cumulative_length", None)
         if not getattr(self, "_bases", None) or not isinstance(counter, torch.Tensor) or not _compiling():
-            return super().update(key_states, value_states, *args, **kwargs)
+            keys, values = super().update(key_states, value_states, *args, **kwargs)
+            end = self._owner._live_end_for(self)
+            return (keys, values) if end is None else (keys[:, :, :end], values[:, :, :end])
         kb, vb = self._bases
         n = key_states.shape[-2]
         positions = torch.arange(n, device=kb.device) + counter
@@ -127,7 +131,7 @@ class _VirtualLayer(StaticLayer):
 
     def get_mask_sizes(self, *args, **kwargs):
         self._owner._eager_hook(*args, **kwargs)
-        return super().get_mask_sizes(*args, **kwargs)
+        return self._owner._mask_sizes(super().get_mask_sizes(*args, **kwargs))
 
     def reorder_cache(self, beam_idx):
         raise NotImplementedError("memlake.torch.KVCache does not support beam search (reorder_cache)")
@@ -151,10 +155,27 @@ class KVCache(StaticCache):
     decode a few percent slower) or "heads" (StaticCache's own contiguous
     layout; slack up to a page per head). rows: the rows active at the start (default all, from position 0).
     memory_limit: cap on the physical bytes (0 = none). margin: positions
-    ahead at which a row's next page is mapped."""
+    ahead at which a row's next page is mapped. eager_reads: what an
+    uncompiled step's attention reads. "full" (the default): StaticCache's
+    every position up to max_cache_len under a mask, the same shapes and
+    kernels as StaticCache, and generate() compiles the step by itself as it
+    does for StaticCache. "live": only the positions written so far (the
+    views end there; their addresses do not move), so the mask sizes are the
+    live length and, with no padding, transformers needs no mask: SDPA then
+    reads grouped K/V heads directly instead of copying them out to every
+    query head (repeat_kv), as with DynamicCache. The cache then says it is
+    not compileable outside a compiled step (transformers decides the mask on
+    that), so generate() leaves the step uncompiled; a step compiled by the
+    caller still reads every position, as "full" does."""
 
     def __init__(self, config, max_batch_size, max_cache_len, dtype=None, device=None, layout=None,
-                 rows=None, memory_limit=0, margin=2, allocator=None, group=None):
+                 rows=None, memory_limit=0, margin=2, allocator=None, group=None, eager_reads="full"):
+        if eager_reads not in ("full", "live"):
+            from . import InvalidArgumentError
+            raise InvalidArgumentError(f"KV cache: eager_reads must be 'full' or 'live', got {eager_reads!r}")
+        self._live = eager_reads == "live"
+        self._live_end = None  # live reads: where the step the hook prepared ends
+        self._hook_step = 0    # steps the hook prepared (a layer reads _live_end once per step)
         if layout is None:  # the default: "rows", a layer's K and V in one region (results §19d)
             layout, group = "rows", (2 if group is None else group)
         try:
@@ -237,10 +258,39 @@ class KVCache(StaticCache):
                 return
         self.hook_calls += 1
         self.prepare(position, n)
+        self._live_end = position + n
+        self._hook_step += 1
+
+    # ---- live reads (eager_reads="live")
+    @property
+    def is_compileable(self):
+        """transformers builds a mask for a compileable cache whatever the lengths; live reads need none
+        outside a compiled step (a compiled step reads every position, with the mask)."""
+        return not self._live or _compiling()
+
+    @is_compileable.setter
+    def is_compileable(self, value):  # versions that set it in __init__: the property decides
+        pass
+
+    def _mask_sizes(self, sizes):
+        """The live length as the mask's length, where this step's K/V end there."""
+        if not self._live or _compiling() or self._live_end is None:
+            return sizes
+        return (self._live_end, *tuple(sizes)[1:])
+
+    def _live_end_for(self, layer):
+        """Where `layer`'s K/V returned by an uncompiled update end: the hook's step end, once per step
+        and layer (None: the whole length, as StaticCache's, where no hook prepared this step, e.g. a
+        mask the caller made)."""
+        if (not self._live or self._live_end is None or _compiling()
+                or getattr(layer, "_seen_step", 0) == self._hook_step):
+            return None
+        layer._seen_step = self._hook_step
+        return self._live_end
 
     def get_mask_sizes(self, *args, **kwargs):
         self._eager_hook(*args, **kwargs)
-        return super().get_mask_sizes(*args, **kwargs)
+        return self._mask_sizes(super().get_mask_sizes(*args, **kwargs))
 
     def prepare(self, position, count=1):
         """Maps what a step writing positions [position, position+count) of the active rows needs."""

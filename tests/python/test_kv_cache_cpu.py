@@ -142,3 +142,64 @@ def test_a_group_that_does_not_divide_the_tensors_is_refused(kv_cache_module, al
     with pytest.raises(memlake.InvalidArgumentError, match="group"):
         kv_cache_module.KVCache(config, max_batch_size=BATCH, max_cache_len=MAX_LEN, dtype=torch.float32,
                                 device="cpu", layout="rows", group=4, allocator=alloc)
+
+
+def _config():
+    return types.SimpleNamespace(num_hidden_layers=LAYERS, num_key_value_heads=HEADS, num_attention_heads=4,
+                                 hidden_size=4 * DIM, head_dim=DIM, torch_dtype=torch.float32)
+
+
+@pytest.mark.parametrize("layout", [None, "tokens", "heads"])
+def test_live_reads_end_where_the_step_ends_and_a_compiled_step_reads_everything(kv_cache_module, alloc,
+                                                                               monkeypatch, layout):
+    # eager_reads="live": an uncompiled step's K/V are StaticCache's cut at the step's end (the mask's
+    # length too, and the cache is not compileable, so transformers may drop the mask); a traced step
+    # gets StaticCache's whole tensors and mask length, as with "full"
+    inside = [False]
+    monkeypatch.setattr(kv_cache_module, "_compiling", lambda: inside[0])
+    cache = kv_cache_module.KVCache(_config(), max_batch_size=BATCH, max_cache_len=MAX_LEN, dtype=torch.float32,
+                                    device="cpu", layout=layout, allocator=alloc, eager_reads="live")
+    ref = StaticCache(_config(), MAX_LEN)
+    g = torch.Generator().manual_seed(11)
+    end = 0
+    for n, traced in [(29, False), (1, False), (1, True), (4, False), (1, True), (1, False)]:
+        inside[0] = False
+        assert cache.is_compileable is False
+        sizes = cache.get_mask_sizes(n, 0)
+        end += n
+        assert sizes[0] == end and cache.layers[0].get_mask_sizes(n)[0] == end
+        inside[0] = traced
+        assert cache.is_compileable is traced
+        if traced:
+            assert cache.get_mask_sizes(n, 0)[0] == MAX_LEN
+        for i in range(LAYERS):
+            k = torch.randn(BATCH, HEADS, n, DIM, generator=g)
+            v = torch.randn(BATCH, HEADS, n, DIM, generator=g)
+            rk, rv = ref.update(k, v, i)
+            ck, cv = cache.update(k, v, i)
+            want = MAX_LEN if traced else end
+            assert ck.shape == (BATCH, HEADS, want, DIM), (n, traced, i, ck.shape)
+            assert torch.equal(ck, rk[:, :, :want]) and torch.equal(cv, rv[:, :, :want]), (n, traced, i)
+            if not traced:  # a view of the cache itself: the address stays
+                assert ck.data_ptr() == cache.layers[i].keys.data_ptr()
+    inside[0] = False
+    # a step the hook did not prepare (a mask the caller made for the whole length): the whole length
+    k = torch.randn(BATCH, HEADS, 1, DIM, generator=g)
+    for i in range(LAYERS):
+        rk, _ = ref.update(k, k, i)
+        ck, _ = cache.update(k, k, i)
+        assert ck.shape[2] == MAX_LEN and torch.equal(ck, rk)
+    cache.close()
+
+
+def test_full_reads_are_static_caches_and_a_bad_mode_is_refused(kv_cache_module, alloc):
+    cache = kv_cache_module.KVCache(_config(), max_batch_size=BATCH, max_cache_len=MAX_LEN, dtype=torch.float32,
+                                    device="cpu", allocator=alloc)
+    assert cache.is_compileable is True
+    assert cache.get_mask_sizes(5, 0)[0] == MAX_LEN
+    k = torch.zeros(BATCH, HEADS, 5, DIM)
+    assert cache.update(k, k, 0)[0].shape[2] == MAX_LEN
+    cache.close()
+    with pytest.raises(memlake.InvalidArgumentError, match="eager_reads"):
+        kv_cache_module.KVCache(_config(), max_batch_size=BATCH, max_cache_len=MAX_LEN, dtype=torch.float32,
+                                device="cpu", allocator=alloc, eager_reads="some")
