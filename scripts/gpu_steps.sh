@@ -25,7 +25,8 @@
 #   hash    issue 22: content ids computed on the GPU against the host's (~60 s)
 #   lat     issue 27: capture tests, alloc latency, HF generation (~360 s);
 #           LAT_ALLOCATORS e.g. native,expandable,memlake,memlake@MEMLAKE_MAX_MAPPED_RATIO=1.5
-# KV_KINDS narrows kv's bench to some kinds (kv_generate.py --kinds).
+# KV_KINDS: kv's bench kinds (kv_generate.py --kinds; default the issue's baselines, the default
+# KVCache compiled and eager, and its live reads eager).
 # Limits: T_<STEP> seconds for each step's main run (e.g. T_KV=300); a step's
 # other parts have fixed limits of their own (kv's check 150 s, sleep's tests
 # 60 s, tier's tests 150 s, tierloss's two runs T_TIER_LOSS=200 each), so a step takes up to their sum.
@@ -51,7 +52,8 @@ step_sleep() {
 }
 step_kv() {
   step_kvcheck "$1"
-  timeout "${T_KV:-330}" python3 bench/kv_generate.py bench --rounds 3 --steps 20 --trace-kernels 2 ${KV_KINDS:+--kinds $KV_KINDS} --out "$1" \
+  timeout "${T_KV:-330}" python3 bench/kv_generate.py bench --rounds 3 --steps 20 --trace-kernels 2 \
+    --kinds "${KV_KINDS:-static-compiled,kv-compiled,static-eager,kv-eager,kvlive-eager,dynamic}" --out "$1" \
     > "$1/bench.log" 2>&1
   grep decode_summary "$1/bench.log"
 }
