@@ -12,7 +12,7 @@ if not torch.cuda.is_available():
 
 import memlake  # noqa: E402
 import memlake.torch as mt  # noqa: E402
-from transformers import AutoModelForCausalLM, LogitsProcessorList, Qwen2Config, StaticCache  # noqa: E402
+from transformers import AutoModelForCausalLM, DynamicCache, LogitsProcessorList, Qwen2Config, StaticCache  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +46,19 @@ def generate(model, ids, cache, new, hook=None):
         kw["logits_processor"] = LogitsProcessorList([hook])
     with torch.no_grad():
         return model.generate(ids, attention_mask=torch.ones_like(ids), **kw)
+
+
+def test_live_reads_give_dynamic_caches_tokens_within_the_bound(model):
+    # eager_reads="live": no mask, grouped K/V straight to SDPA, as DynamicCache: the same kernels
+    ids = torch.randint(1, 4096, (4, 100), device="cuda", generator=torch.Generator("cuda").manual_seed(2))
+    ref = generate(model, ids, DynamicCache(config=model.config), 300)
+    cache = mt.KVCache(model.config, max_batch_size=4, max_cache_len=464, dtype=torch.bfloat16, eager_reads="live")
+    assert cache.is_compileable is False  # so transformers may drop the mask
+    hook = Bound(cache)
+    out = generate(model, ids, cache, 300, hook)
+    assert hook.steps == 300 and cache.hook_calls >= 300
+    assert torch.equal(out, ref)
+    cache.close()
 
 
 @pytest.mark.parametrize("layout,group", [("tokens", None), ("rows", None), ("rows", 2)])
