@@ -26,9 +26,8 @@ per round against native in the same round, then the median over rounds.
     python3 bench/alloc_latency.py [--allocators native,expandable,memlake]
         [--repeats 3] [--events 60000] [--paths raw,empty] [--out result.json]
 
-A memlake variant is memlake with options from the environment's table,
-e.g. --allocators native,memlake,memlake@MEMLAKE_MAX_MAPPED_RATIO=1.5
-(several joined by '@'); it runs in its own process like the others.
+Allocators and rounds: bench/_rounds.py (memlake@NAME=VALUE for a variant,
+e.g. --allocators native,memlake,memlake@MEMLAKE_MAX_MAPPED_RATIO=1.5).
 """
 import argparse
 import glob
@@ -36,9 +35,9 @@ import gzip
 import json
 import os
 import statistics
-import subprocess
-import sys
 import time
+
+from _rounds import run_rounds, use_allocator
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -85,15 +84,7 @@ def pct(v, q):
 
 
 def worker(a):
-    if a.allocator == "expandable":
-        os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True"
-    if a.allocator.startswith("memlake"):
-        for kv in a.allocator.split("@")[1:]:  # a variant: memlake@NAME=VALUE[@NAME=VALUE]
-            k, _, v = kv.partition("=")
-            os.environ[k] = v
-        sys.path.insert(0, os.path.join(ROOT, "python"))
-        import memlake.torch as mt
-        mt.enable()
+    memlake = use_allocator(a.allocator)
     import torch
     torch.empty(1, device="cuda")
     torch.cuda.synchronize()
@@ -141,8 +132,7 @@ def worker(a):
             per[kind] = {"pairs": len(pairs), "p50_ns": pct(pairs, 0.50), "p90_ns": pct(pairs, 0.90),
                          "p99_ns": pct(pairs, 0.99), "mean_ns": statistics.fmean(pairs) if pairs else 0.0}
         result["traces"][os.path.basename(path)] = per
-    if a.allocator.startswith("memlake"):
-        import memlake
+    if memlake:
         st = memlake.stats()
         result["memlake_host_seconds"] = st.get("memlake.host_seconds")
     print("RESULT " + json.dumps(result))
@@ -163,25 +153,9 @@ def main():
     a.paths = a.paths.split(",")
     if a.worker:
         return worker(a)
-    runs = []
     order = a.allocators.split(",")
-    for r in range(a.repeats):
-        for al in (order[::-1] if r % 2 else order):
-            cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--allocator", al, "--events", str(a.events),
-                   "--paths", ",".join(a.paths), "--traces", *a.traces]
-            t = time.time()
-            pr = subprocess.run(cmd, capture_output=True, text=True)
-            line = [x for x in pr.stdout.splitlines() if x.startswith("RESULT ")]
-            if not line:
-                print(f"{al} failed (exit {pr.returncode}):\n{pr.stderr[-3000:]}", file=sys.stderr)
-                continue
-            res = json.loads(line[0][7:])
-            res["round"], res["seconds"] = r, time.time() - t
-            runs.append(res)
-            if a.out:  # what has run so far, should the rest be cut short
-                with open(a.out + ".partial", "w") as f:
-                    json.dump({"runs": runs}, f)
-            print(f"round {r} {al}: {res['seconds']:.1f} s", file=sys.stderr, flush=True)
+    runs = run_rounds(__file__, order, a.repeats, ["--events", str(a.events), "--paths", ",".join(a.paths),
+                                                   "--traces", *a.traces], a.out)
     # Per round ratios against native, median over rounds.
     summary = {}
     names = [os.path.basename(t) for t in a.traces]

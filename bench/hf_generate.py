@@ -13,29 +13,19 @@ requested (memlake) or peak allocated (PyTorch) over peak reserved, the
 measure of docs/results.md.
 
     python3 bench/hf_generate.py [--allocators native,expandable,memlake] [--repeats 3] [--calls 12] [--out r.json]
+
+Allocators and rounds: bench/_rounds.py (memlake@NAME=VALUE for a variant).
 """
 import argparse
 import json
-import os
 import random
-import statistics
-import subprocess
-import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+from _rounds import ratio_summary, run_rounds, use_allocator
 
 
 def worker(a):
-    if a.allocator == "expandable":
-        os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True"
-    memlake = None
-    if a.allocator == "memlake":
-        sys.path.insert(0, os.path.join(ROOT, "python"))
-        import memlake
-        import memlake.torch as mt
-        mt.enable()
+    memlake = use_allocator(a.allocator)
     import torch
     import transformers
     torch.manual_seed(0)
@@ -102,37 +92,9 @@ def main():
     passthru = [f"--{k.replace('_', '-')}={v}" for k, v in vars(a).items()
                 if k not in ("allocators", "repeats", "out", "worker", "allocator")]
     order = a.allocators.split(",")
-    runs = []
-    for r in range(a.repeats):
-        for al in (order[::-1] if r % 2 else order):
-            pr = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", "--allocator", al, *passthru],
-                                capture_output=True, text=True)
-            line = [x for x in pr.stdout.splitlines() if x.startswith("RESULT ")]
-            if not line:
-                print(f"{al} failed (exit {pr.returncode}):\n{pr.stderr[-3000:]}", file=sys.stderr)
-                continue
-            res = json.loads(line[0][7:])
-            res["round"] = r
-            runs.append(res)
-            if a.out:  # what has run so far, should the rest be cut short
-                with open(a.out + ".partial", "w") as f:
-                    json.dump({"runs": runs}, f)
-            print(f"round {r} {al}: {res['tokens_per_s']:.0f} tokens/s, util {res['utilization']:.3f}",
-                  file=sys.stderr, flush=True)
-    summary = {}
-    for al in order:
-        ratios, utils, tps = [], [], []
-        for r in range(a.repeats):
-            m = [x for x in runs if x["allocator"] == al and x["round"] == r]
-            b = [x for x in runs if x["allocator"] == "native" and x["round"] == r]
-            if m:
-                utils.append(m[0]["utilization"])
-                tps.append(m[0]["tokens_per_s"])
-            if m and b:
-                ratios.append(m[0]["tokens_per_s"] / b[0]["tokens_per_s"])
-        if tps:
-            summary[al] = dict(tokens_per_s=statistics.median(tps), vs_native=statistics.median(ratios) if ratios else None,
-                               ratios=ratios, utilization=statistics.median(utils), rounds=len(tps))
+    runs = run_rounds(__file__, order, a.repeats, passthru, a.out,
+                      lambda res: f"{res['tokens_per_s']:.0f} tokens/s, util {res['utilization']:.3f}")
+    summary = ratio_summary(runs, order, "tokens_per_s")
     for al, v in summary.items():
         print(f"{al:<11} {v['tokens_per_s']:>9.0f} tokens/s  vs native {v['vs_native'] or 0:.3f} "
               f"(per round {', '.join(f'{x:.3f}' for x in v['ratios'])})  util {v['utilization']:.3f}")

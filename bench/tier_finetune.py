@@ -26,6 +26,8 @@ import subprocess
 import sys
 import time
 
+from _models import resnet
+
 GIB = 1 << 30
 
 # name: (allocator, checkpointing, cap GiB or 0, tier budget or None, baseline method or None)
@@ -104,49 +106,10 @@ def config(name):
     return None
 
 
-def _resnet152(torch):
-    """ResNet-152 (He et al.; torchvision's layout: bottleneck blocks [3, 8, 36, 3]), torchvision's own
-    where it is installed."""
-    try:
-        import torchvision
-        return torchvision.models.resnet152(num_classes=1000)
-    except ImportError:
-        pass
-    nn = torch.nn
-
-    class Bottleneck(nn.Module):
-        def __init__(self, cin, planes, stride):
-            super().__init__()
-            out = planes * 4
-            self.conv1, self.bn1 = nn.Conv2d(cin, planes, 1, bias=False), nn.BatchNorm2d(planes)
-            self.conv2, self.bn2 = nn.Conv2d(planes, planes, 3, stride, 1, bias=False), nn.BatchNorm2d(planes)
-            self.conv3, self.bn3 = nn.Conv2d(planes, out, 1, bias=False), nn.BatchNorm2d(out)
-            self.relu = nn.ReLU(inplace=True)
-            self.downsample = None if stride == 1 and cin == out else nn.Sequential(
-                nn.Conv2d(cin, out, 1, stride, bias=False), nn.BatchNorm2d(out))
-
-        def forward(self, x):
-            y = self.relu(self.bn1(self.conv1(x)))
-            y = self.relu(self.bn2(self.conv2(y)))
-            y = self.bn3(self.conv3(y))
-            return self.relu(y + (x if self.downsample is None else self.downsample(x)))
-
-    layers, cin = [nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(inplace=True),
-                   nn.MaxPool2d(3, 2, 1)], 64
-    for planes, n, stride in ((64, 3, 1), (128, 8, 2), (256, 36, 2), (512, 3, 2)):
-        blocks = []
-        for k in range(n):
-            blocks.append(Bottleneck(cin, planes, stride if k == 0 else 1))
-            cin = planes * 4
-        layers.append(nn.Sequential(*blocks))
-    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(cin, 1000)]
-    return nn.Sequential(*layers)
-
-
 def build(a, ckpt, torch):
     """(model, batch(step, gen) -> loss) for --model."""
     if a.model == "resnet152":
-        model = _resnet152(torch).cuda().to(memory_format=torch.channels_last)
+        model = resnet(torch, 152).cuda().to(memory_format=torch.channels_last)
         if ckpt:  # each bottleneck block recomputed in backward
             from torch.utils.checkpoint import checkpoint
             for m in model.modules():

@@ -23,6 +23,8 @@
 #   tierresnet issue 20: ResNet-152 alone (RESNET_CONFIGS, default ideal,tier20) (~150 s)
 #   daemon  issue 22: device-wide memory with deduplicated weights (~60 s)
 #   hash    issue 22: content ids computed on the GPU against the host's (~60 s)
+#   vision  issue 27: ResNet-50 with batch and resolution changing every step, memlake against
+#           native and expandable_segments, 3 rounds (bench/vision_varshape.py) (~200 s)
 #   lat     issue 27: capture tests, alloc latency, HF generation (~360 s);
 #           LAT_ALLOCATORS e.g. native,expandable,memlake,memlake@MEMLAKE_MAX_MAPPED_RATIO=1.5
 # KV_KINDS: kv's bench kinds (kv_generate.py --kinds; default the issue's baselines, the default
@@ -127,6 +129,11 @@ step_hash() {
     timeout "${T_HASH:-120}" build-gpu-tests/tests/memlake_tests --gtest_filter='ContentId*:*Hash*:SharePrim*' \
       > "$1/tests.txt" 2>&1
   if [ -f "$1/tests.txt" ]; then tail -5 "$1/tests.txt"; else tail -20 "$1/configure.log" "$1/build.log" 2>/dev/null; fi
+}
+step_vision() {
+  timeout "${T_VISION:-240}" python3 bench/vision_varshape.py --repeats "${VISION_REPEATS:-3}" --out "$1/vision.json" \
+    > "$1/vision.txt" 2>&1
+  tail -5 "$1/vision.txt"
 }
 step_lat() { OUT="$1" T_TESTS=90 T_LAT="${T_LAT:-70}" T_GEN="${T_LAT_GEN:-200}" scripts/gpu_issue27.sh | tail -30; }
 
