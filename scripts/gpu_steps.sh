@@ -14,6 +14,8 @@
 #           O_DIRECT file I/O, 4 GiB) (~60 s)
 #   tier    issues 20, 26: tier_finetune.py speed (ideal, ckpt, 24/32 GiB, 16 GiB
 #           + disk), then `memlake sim` on the profiles it saved; its GPU tests (~450 s)
+#           TIER_CONFIGS: the configs (add save_on_cpu_cap32,cpu_adam_cap24_ckpt for the baselines
+#           in the same table; about 100 s more)
 #   tiertests issue 20: tests/python/test_tiering_gpu.py alone (~120 s)
 #   tier32diag issue 20: tier32 with eager attention at batch 4, its failure's counts (~120 s)
 #   copyprobe issue 20: pinned copies both ways while the host maps/unmaps (tests/gpu/map_stall.cu copies) (~40 s)
@@ -100,7 +102,7 @@ step_tiertests() {
 }
 step_tier() {
   step_tiertests "$1"
-  timeout "${T_TIER:-360}" python3 bench/tier_finetune.py --configs ideal,ckpt,tier24_ckpt,tier32,tier16_ckpt_disk \
+  timeout "${T_TIER:-360}" python3 bench/tier_finetune.py --configs "${TIER_CONFIGS:-ideal,ckpt,tier24_ckpt,tier32,tier16_ckpt_disk}" \
     --out "$1/speed.json" --profile-dir "$1" > "$1/speed.txt" 2>&1
   grep -v '^{' "$1/speed.txt" | tail -12
   for f in "$1"/tier_profile_*.txt; do [ -e "$f" ] && ./build-gpu/memlake sim --profile "$f"; done > "$1/sim.txt" 2>&1
