@@ -77,3 +77,64 @@ def ratio_summary(runs, allocators, rate):
                        "vs_native": statistics.median(ratios) if ratios else None, "ratios": ratios,
                        "utilization": statistics.median(utils) if utils else None, "rounds": len(mine)}
     return summary
+
+
+def worker_args(a):
+    """The parsed arguments as a worker's command line: every option but the driver's own
+    (allocators, repeats, out, worker, allocator); a true flag as itself, a false one left out."""
+    out = []
+    for k, v in vars(a).items():
+        if k in ("allocators", "repeats", "out", "worker", "allocator") or v is False:
+            continue
+        out.append(f"--{k.replace('_', '-')}" if v is True else f"--{k.replace('_', '-')}={v}")
+    return out
+
+
+def throughput_main(a, script, rate, unit):
+    """The driver of a throughput benchmark: every allocator of a.allocators for a.repeats rounds,
+    `rate` (e.g. "tokens_per_s") per round against native's, utilization; the table printed and,
+    with a.out, the runs and summary written as JSON."""
+    order = a.allocators.split(",")
+    runs = run_rounds(script, order, a.repeats, worker_args(a), a.out,
+                      lambda res: f"{res[rate]:.0f} {unit}/s, util {res['utilization']:.3f}")
+    summary = ratio_summary(runs, order, rate)
+    for al, v in summary.items():
+        print(f"{al:<11} {v[rate]:>9.0f} {unit}/s  vs native {v['vs_native'] or 0:.3f} "
+              f"(per round {', '.join(f'{x:.3f}' for x in v['ratios'])})  util {v['utilization']:.3f}")
+    if a.out:
+        with open(a.out, "w") as f:
+            json.dump({"runs": runs, "summary": summary, "args": vars(a)}, f, indent=1)
+    return summary
+
+
+def parser(doc):
+    """An argparse parser with the driver's own options (--allocators, --repeats, --out) and the
+    worker's (--worker, --allocator, hidden)."""
+    import argparse
+    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--allocators", default="native,expandable,memlake")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--out", default="")
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--allocator", default="native", help=argparse.SUPPRESS)
+    return p
+
+
+def host_seconds(memlake):
+    """memlake's own host time so far (None for PyTorch's allocators)."""
+    return memlake.stats()["memlake.host_seconds"] if memlake else None
+
+
+def emit_result(memlake, torch, host0, **fields):
+    """A worker's RESULT line: its fields, the peaks (requested for memlake, allocated for PyTorch)
+    over reserved as the utilization, and memlake's host time since host0."""
+    if memlake:
+        s = memlake.stats()
+        pa, pr = s["requested_bytes.all.peak"], s["reserved_bytes.all.peak"]
+    else:
+        pa, pr = torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved()
+    res = dict(fields, peak_allocated=pa, peak_reserved=pr, utilization=pa / pr if pr else 0.0)
+    if memlake:
+        res["memlake_host_seconds"] = host_seconds(memlake) - host0
+    print("RESULT " + json.dumps(res))
+    return res

@@ -16,12 +16,10 @@ measure of docs/results.md.
 
 Allocators and rounds: bench/_rounds.py (memlake@NAME=VALUE for a variant).
 """
-import argparse
-import json
 import random
 import time
 
-from _rounds import ratio_summary, run_rounds, use_allocator
+from _rounds import emit_result, host_seconds, parser, throughput_main, use_allocator
 
 
 def worker(a):
@@ -36,18 +34,11 @@ def worker(a):
     rng = random.Random(a.seed)
     calls = [(rng.randint(1, a.max_batch), rng.randint(a.min_prompt, a.max_prompt), rng.randint(a.min_new, a.max_new))
              for _ in range(a.warmup + a.calls)]
-
-    def peaks():
-        if memlake:
-            s = memlake.stats()
-            return s["requested_bytes.all.peak"], s["reserved_bytes.all.peak"]
-        return torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved()
-
     tokens, seconds = 0, 0.0
     host0 = None
     for i, (bs, plen, new) in enumerate(calls):
         if i == a.warmup:
-            host0 = memlake.stats()["memlake.host_seconds"] if memlake else None
+            host0 = host_seconds(memlake)
         ids = torch.randint(0, cfg.vocab_size, (bs, plen), device="cuda",
                             generator=torch.Generator("cuda").manual_seed(i))
         torch.cuda.synchronize()
@@ -61,18 +52,12 @@ def worker(a):
             tokens += bs * (out.shape[1] - plen)
             seconds += dt
         del out, ids
-    pa, pr = peaks()
-    res = dict(allocator=a.allocator, tokens=tokens, seconds=seconds, tokens_per_s=tokens / seconds,
-               peak_allocated=pa, peak_reserved=pr, utilization=pa / pr if pr else 0.0)
-    if memlake:
-        res["memlake_host_seconds"] = memlake.stats()["memlake.host_seconds"] - host0
-    print("RESULT " + json.dumps(res))
+    emit_result(memlake, torch, host0, allocator=a.allocator, tokens=tokens, seconds=seconds,
+                tokens_per_s=tokens / seconds)
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--allocators", default="native,expandable,memlake")
-    p.add_argument("--repeats", type=int, default=3)
+    p = parser(__doc__)
     p.add_argument("--calls", type=int, default=12)
     p.add_argument("--warmup", type=int, default=2)
     p.add_argument("--layers", type=int, default=28)
@@ -83,24 +68,10 @@ def main():
     p.add_argument("--min-new", type=int, default=16)
     p.add_argument("--max-new", type=int, default=96)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", default="")
-    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument("--allocator", default="native", help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.worker:
         return worker(a)
-    passthru = [f"--{k.replace('_', '-')}={v}" for k, v in vars(a).items()
-                if k not in ("allocators", "repeats", "out", "worker", "allocator")]
-    order = a.allocators.split(",")
-    runs = run_rounds(__file__, order, a.repeats, passthru, a.out,
-                      lambda res: f"{res['tokens_per_s']:.0f} tokens/s, util {res['utilization']:.3f}")
-    summary = ratio_summary(runs, order, "tokens_per_s")
-    for al, v in summary.items():
-        print(f"{al:<11} {v['tokens_per_s']:>9.0f} tokens/s  vs native {v['vs_native'] or 0:.3f} "
-              f"(per round {', '.join(f'{x:.3f}' for x in v['ratios'])})  util {v['utilization']:.3f}")
-    if a.out:
-        with open(a.out, "w") as f:
-            json.dump({"runs": runs, "summary": summary, "args": vars(a)}, f, indent=1)
+    throughput_main(a, __file__, "tokens_per_s", "tokens")
 
 
 if __name__ == "__main__":

@@ -18,13 +18,11 @@ new shape, which is nearly every step here). Utilization = peak requested (memla
 
 Allocators and rounds: bench/_rounds.py (memlake@NAME=VALUE for a variant).
 """
-import argparse
-import json
 import random
 import time
 
 from _models import resnet
-from _rounds import ratio_summary, run_rounds, use_allocator
+from _rounds import emit_result, host_seconds, parser, throughput_main, use_allocator
 
 
 def shapes(a):
@@ -43,17 +41,11 @@ def worker(a):
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, weight_decay=1e-4)
     loss_fn = torch.nn.CrossEntropyLoss()
 
-    def peaks():
-        if memlake:
-            s = memlake.stats()
-            return s["requested_bytes.all.peak"], s["reserved_bytes.all.peak"]
-        return torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved()
-
     images, seconds, host0, loss = 0, 0.0, None, None
     for i, (bs, r) in enumerate(shapes(a)):
         if i == a.warmup:
             torch.cuda.synchronize()
-            host0 = memlake.stats()["memlake.host_seconds"] if memlake else None
+            host0 = host_seconds(memlake)
             t = time.perf_counter()
         g = torch.Generator("cuda").manual_seed(i)
         x = torch.randn(bs, 3, r, r, device="cuda", generator=g).to(memory_format=torch.channels_last)
@@ -68,19 +60,12 @@ def worker(a):
         del x, y
     torch.cuda.synchronize()
     seconds = time.perf_counter() - t
-    pa, pr = peaks()
-    res = dict(allocator=a.allocator, images=images, seconds=seconds, images_per_s=images / seconds,
-               peak_allocated=pa, peak_reserved=pr, utilization=pa / pr if pr else 0.0, last_loss=float(loss),
-               gpu=torch.cuda.get_device_name())
-    if memlake:
-        res["memlake_host_seconds"] = memlake.stats()["memlake.host_seconds"] - host0
-    print("RESULT " + json.dumps(res))
+    emit_result(memlake, torch, host0, allocator=a.allocator, images=images, seconds=seconds,
+                images_per_s=images / seconds, last_loss=float(loss), gpu=torch.cuda.get_device_name())
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--allocators", default="native,expandable,memlake")
-    p.add_argument("--repeats", type=int, default=3)
+    p = parser(__doc__)
     p.add_argument("--steps", type=int, default=60)
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--depth", type=int, default=50, help="ResNet depth: 50, 101 or 152")
@@ -89,25 +74,10 @@ def main():
     p.add_argument("--resolutions", default="128,160,192,224,256,288")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cudnn-benchmark", action="store_true")
-    p.add_argument("--out", default="")
-    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument("--allocator", default="native", help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.worker:
         return worker(a)
-    passthru = [f"--{k.replace('_', '-')}={v}" for k, v in vars(a).items()
-                if k not in ("allocators", "repeats", "out", "worker", "allocator", "cudnn_benchmark")]
-    passthru += ["--cudnn-benchmark"] if a.cudnn_benchmark else []
-    order = a.allocators.split(",")
-    runs = run_rounds(__file__, order, a.repeats, passthru, a.out,
-                      lambda res: f"{res['images_per_s']:.0f} images/s, util {res['utilization']:.3f}")
-    summary = ratio_summary(runs, order, "images_per_s")
-    for al, v in summary.items():
-        print(f"{al:<11} {v['images_per_s']:>8.0f} images/s  vs native {v['vs_native'] or 0:.3f} "
-              f"(per round {', '.join(f'{x:.3f}' for x in v['ratios'])})  util {v['utilization']:.3f}")
-    if a.out:
-        with open(a.out, "w") as f:
-            json.dump({"runs": runs, "summary": summary, "args": vars(a)}, f, indent=1)
+    throughput_main(a, __file__, "images_per_s", "images")
 
 
 if __name__ == "__main__":

@@ -52,3 +52,38 @@ def test_variants_set_their_options(monkeypatch):
         assert "unknown allocator" in str(e)
     else:
         raise AssertionError("an unknown allocator was accepted")
+
+
+def test_the_workers_get_every_option_but_the_drivers(tmp_path, capsys):
+    import argparse
+    import json
+    a = argparse.Namespace(allocators="native,memlake", repeats=2, out=str(tmp_path / "r.json"), worker=False,
+                           allocator="native", steps=5, min_batch=2, cudnn_benchmark=False, fast=True)
+    assert _rounds.worker_args(a) == ["--steps=5", "--min-batch=2", "--fast"]
+    script = tmp_path / "worker.py"
+    script.write_text(textwrap.dedent("""
+        import json, sys
+        al = sys.argv[sys.argv.index("--allocator") + 1]
+        print("RESULT " + json.dumps({"allocator": al, "rate": 80.0 if al == "memlake" else 100.0,
+                                      "utilization": 0.9, "argv": sys.argv[1:]}))
+    """))
+    s = _rounds.throughput_main(a, str(script), "rate", "things")
+    assert s["memlake"]["vs_native"] == 0.8 and s["memlake"]["rounds"] == 2
+    assert "memlake" in capsys.readouterr().out
+    saved = json.load(open(a.out))
+    assert saved["summary"]["memlake"]["ratios"] == [0.8, 0.8] and "--fast" in saved["runs"][0]["argv"]
+
+
+def test_a_workers_result_has_its_utilization(capsys):
+    import json
+    import types
+    fake_torch = types.SimpleNamespace(cuda=types.SimpleNamespace(max_memory_allocated=lambda: 30,
+                                                                  max_memory_reserved=lambda: 40))
+    _rounds.emit_result(None, fake_torch, None, allocator="native", rate=5.0)
+    res = json.loads(capsys.readouterr().out.split("RESULT ", 1)[1])
+    assert res == {"allocator": "native", "rate": 5.0, "peak_allocated": 30, "peak_reserved": 40, "utilization": 0.75}
+    fake_memlake = types.SimpleNamespace(stats=lambda: {"requested_bytes.all.peak": 9, "reserved_bytes.all.peak": 10,
+                                                        "memlake.host_seconds": 2.5})
+    assert _rounds.host_seconds(fake_memlake) == 2.5 and _rounds.host_seconds(None) is None
+    res = _rounds.emit_result(fake_memlake, fake_torch, 0.5, allocator="memlake")
+    assert res["utilization"] == 0.9 and res["memlake_host_seconds"] == 2.0
