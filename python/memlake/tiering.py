@@ -583,13 +583,18 @@ class Tiering:
         h2d, d2h = self._gbps
         h2d = h2d or 50.0
         d2h = d2h or 45.0
-        need = peak
+        # The profile iteration ran with every state (and activation) tiered; its peak is what that
+        # needs, unless it met the cap: then the cap held the peak down (allocations waited for pages
+        # still copying out) and the iteration's having run shows that it fits, not how much room is left.
+        at_cap = bool(self.budget) and peak >= self.budget - self.margin
+        need = self.budget - self.margin if at_cap else peak
         ap = self._act.last_plan() if self._act is not None else None
         if ap is not None and ap["nonact_bytes"] is not None:  # the forward's end as the activation plan keeps it
             need = max(need, ap["nonact_bytes"] + ap.get("transient_bytes", 0) + ap["must_keep_bytes"] +
                        ap["kept_bytes"] + self._act_window)
         room = (self.budget - self.margin - need) if self.budget else 1 << 62
         self._profile = dict(version=1, budget=self.budget, margin=self.margin, peak_all_tiered=peak,
+                             profile_at_cap=at_cap,
                              profile_stall_ms=stall_ms,
                              activations=({k: v for k, v in ap.items() if k in ("evicted_bytes", "kept_bytes",
                                                                                 "must_keep_bytes", "nonact_bytes",
@@ -610,7 +615,9 @@ class Tiering:
                           f"the loss's transients {ap.get('transient_bytes', 0)}"]
             raise PlanError(f"tier(): the budget of {self.budget} bytes (margin {self.margin}) is below what one "
                             f"iteration needs with every optimizer state and saved activation off the GPU: "
-                            f"{need} bytes at its peak, {-room} more than the budget less the margin"
+                            f"{need} bytes at its peak" + (" (the forward's end, the activation plan's count; the "
+                                                           "profile iteration's peak met the cap)" if at_cap else "") +
+                            f", {-room} more than the budget less the margin"
                             + (f" (of it, in bytes: {'; '.join(parts)})" if parts else "")
                             + f"; it needs a budget above {need + self.margin} bytes, or checkpointing, or a "
                             f"smaller batch")
@@ -735,7 +742,7 @@ class Tiering:
             timed = (f"times of iteration {q['timed_iteration']} (the profile iteration's were {q['first_iteration_ms']:.3f} ms "
                      f"to its last step)" if "first_iteration_ms" in q else "times of the profile iteration")
             f.write(f"{head}\n# memlake.torch.tier(): budget {q['budget']} bytes, margin {q['margin']}, peak with every "
-                    f"state tiered {q['peak_all_tiered']}; planned stall {q['plan']['stall_ms']:.3f} ms, predicted "
+                    f"state tiered {q['peak_all_tiered']}{' (at the cap)' if q.get('profile_at_cap') else ''}; planned stall {q['plan']['stall_ms']:.3f} ms, predicted "
                     f"iteration {q['plan']['predicted_ms']:.3f} ms; {timed}\n{rest}")
 
     def close(self):
