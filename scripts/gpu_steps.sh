@@ -139,7 +139,7 @@ step_hash() {
   if [ -f "$1/tests.txt" ]; then tail -5 "$1/tests.txt"; else tail -20 "$1/configure.log" "$1/build.log" 2>/dev/null; fi
 }
 step_vision() {
-  timeout "${T_VISION:-240}" python3 bench/vision_varshape.py --repeats "${VISION_REPEATS:-3}" --out "$1/vision.json" \
+  timeout "${T_VISION:-240}" python3 bench/vision_varshape.py --repeats "${VISION_REPEATS:-3}" ${VISION_ARGS:-} --out "$1/vision.json" \
     > "$1/vision.txt" 2>&1
   tail -5 "$1/vision.txt"
 }
