@@ -28,6 +28,7 @@
 #   hash    issue 22: content ids computed on the GPU against the host's (~60 s)
 #   vision  issue 27: ResNet-50 with batch and resolution changing every step, memlake against
 #           native and expandable_segments, 3 rounds (bench/vision_varshape.py) (~200 s)
+#   gentrace issue 27: bench/hf_generate.py under memlake, its allocations traced for a CPU replay (~60 s)
 #   lat     issue 27: capture tests, alloc latency, HF generation (~360 s);
 #           LAT_ALLOCATORS e.g. native,expandable,memlake,memlake@MEMLAKE_MAX_MAPPED_RATIO=1.5
 # KV_KINDS: kv's bench kinds (kv_generate.py --kinds; default the issue's baselines, the default
@@ -142,6 +143,13 @@ step_vision() {
   timeout "${T_VISION:-240}" python3 bench/vision_varshape.py --repeats "${VISION_REPEATS:-3}" ${VISION_ARGS:-} --out "$1/vision.json" \
     > "$1/vision.txt" 2>&1
   tail -5 "$1/vision.txt"
+}
+step_gentrace() {
+  # hf_generate under memlake with its allocations traced (MEMLAKE_TRACE), for `memlake replay` on
+  # a CPU: why its utilization (0.92) stays below expandable_segments' (0.98) (results §24d).
+  timeout "${T_GENTRACE:-150}" python3 bench/hf_generate.py --allocators "memlake@MEMLAKE_TRACE=$PWD/$1/hf_generate.csv.gz" \
+    --repeats 1 --out "$1/gen.json" > "$1/gen.txt" 2>&1
+  tail -3 "$1/gen.txt"; ls -la "$1"
 }
 step_lat() { OUT="$1" T_TESTS=90 T_LAT="${T_LAT:-70}" T_GEN="${T_LAT_GEN:-200}" scripts/gpu_issue27.sh | tail -30; }
 
