@@ -147,7 +147,7 @@ step_vision() {
 step_gentrace() {
   # hf_generate under memlake with its allocations traced (MEMLAKE_TRACE), for `memlake replay` on
   # a CPU: why its utilization (0.92) stays below expandable_segments' (0.98) (results §24d).
-  timeout "${T_GENTRACE:-150}" python3 bench/hf_generate.py --allocators "memlake@MEMLAKE_TRACE=$PWD/$1/hf_generate.csv.gz" \
+  timeout "${T_GENTRACE:-150}" python3 bench/hf_generate.py --allocators "memlake@MEMLAKE_TRACE=$(cd "$1" && pwd)/hf_generate.csv.gz" \
     --repeats 1 --out "$1/gen.json" > "$1/gen.txt" 2>&1
   tail -3 "$1/gen.txt"; ls -la "$1"
 }
