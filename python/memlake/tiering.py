@@ -87,6 +87,21 @@ def _bytes(v, what):
     raise InvalidArgumentError(f"{what}: expected bytes (an int or a size like '24G'), got {v!r}")
 
 
+def plan_need(peak, budget, margin, act_plan=None, act_window=0):
+    """(need, at_cap): the bytes the planned iteration needs on the GPU before the states' room, from
+    the profile iteration's peak (every state and activation tiered) and the activation plan's forward
+    end (what it holds besides saved activations, its transients, the saved tensors that cannot leave,
+    those it keeps, the restore window). A peak that met the cap (budget less margin) says only that
+    the iteration fits: the cap held it down (allocations waited for pages still copying out), so it
+    counts as the budget less the margin, and only the forward end's own count can exceed that."""
+    at_cap = bool(budget) and peak >= budget - margin
+    need = budget - margin if at_cap else peak
+    if act_plan is not None and act_plan.get("nonact_bytes") is not None:
+        need = max(need, act_plan["nonact_bytes"] + act_plan.get("transient_bytes", 0) +
+                   act_plan["must_keep_bytes"] + act_plan["kept_bytes"] + act_window)
+    return need, at_cap
+
+
 class Tiering:
     """The handle tier() returns: stats(), profile(), save_profile(path), close()."""
 
@@ -583,15 +598,8 @@ class Tiering:
         h2d, d2h = self._gbps
         h2d = h2d or 50.0
         d2h = d2h or 45.0
-        # The profile iteration ran with every state (and activation) tiered; its peak is what that
-        # needs, unless it met the cap: then the cap held the peak down (allocations waited for pages
-        # still copying out) and the iteration's having run shows that it fits, not how much room is left.
-        at_cap = bool(self.budget) and peak >= self.budget - self.margin
-        need = self.budget - self.margin if at_cap else peak
         ap = self._act.last_plan() if self._act is not None else None
-        if ap is not None and ap["nonact_bytes"] is not None:  # the forward's end as the activation plan keeps it
-            need = max(need, ap["nonact_bytes"] + ap.get("transient_bytes", 0) + ap["must_keep_bytes"] +
-                       ap["kept_bytes"] + self._act_window)
+        need, at_cap = plan_need(peak, self.budget, self.margin, ap, self._act_window)
         room = (self.budget - self.margin - need) if self.budget else 1 << 62
         self._profile = dict(version=1, budget=self.budget, margin=self.margin, peak_all_tiered=peak,
                              profile_at_cap=at_cap,

@@ -1,0 +1,40 @@
+"""tier()'s budget check before the states' plan (memlake.tiering.plan_need), on the CPU: the profile
+iteration's peak is the need unless the cap held it down; the activation plan's forward end can
+still refuse a budget. The GPU path that calls it: tests/python/test_tiering_gpu.py."""
+import pytest
+
+pytest.importorskip("torch", reason="PyTorch not installed")
+
+from memlake.tiering import plan_need  # noqa: E402
+
+G = 1 << 30
+M = 1 << 20
+
+
+def act(nonact=2 * G, transient=800 * M, must_keep=0, kept=0):
+    return {"nonact_bytes": nonact, "transient_bytes": transient, "must_keep_bytes": must_keep, "kept_bytes": kept}
+
+
+def test_a_peak_below_the_cap_is_the_need():
+    assert plan_need(12 * G, 20 * G, 640 * M) == (12 * G, False)
+    assert plan_need(12 * G, 20 * G, 640 * M, act(), 256 * M) == (12 * G, False)  # the larger of the two
+    assert plan_need(1 * G, 20 * G, 640 * M, act(), 256 * M) == (2 * G + 800 * M + 256 * M, False)
+
+
+def test_a_peak_the_cap_held_down_leaves_no_room_but_does_not_refuse():
+    # ResNet-152 at batch 256 under 20 GiB (results §24c): the profile's peak met the cap
+    budget, margin = 20 * G, 640 * M
+    need, at_cap = plan_need(budget - 30 * M, budget, margin, act(), 256 * M)
+    assert at_cap and need == budget - margin  # room 0: every state off the GPU, no refusal
+    need, at_cap = plan_need(budget, budget, 0)
+    assert at_cap and need == budget
+
+
+def test_the_forward_ends_own_count_still_refuses():
+    budget, margin = 4 * G, 256 * M
+    need, at_cap = plan_need(budget, budget, margin, act(nonact=3 * G, transient=G), 256 * M)
+    assert at_cap and need > budget - margin  # room < 0: tier() raises PlanError naming these parts
+
+
+def test_no_budget_takes_the_peak():
+    assert plan_need(30 * G, 0, 0) == (30 * G, False)
