@@ -380,6 +380,8 @@ def _top_kernels(model, cache, fwd, batch, pos0, steps, kv=None, top=12):
 
 def bench(args):
     import torch
+    if args.no_cudnn_sdp:
+        torch.backends.cuda.enable_cudnn_sdp(False)
     from transformers import DynamicCache
     batch, ctx, max_len = args.batch, args.context, args.max_len
     for name, kvh in (("gqa", 2), ("mha", 12)):
@@ -392,12 +394,12 @@ def bench(args):
         kinds = args.kinds.split(",")  # the compiled pair first: the headline if the run is cut short
         built, times = {}, {k: [] for k in kinds}
 
-        def build(kind):
+        def build(kind, length):
             """(cache, forward, KVCache or None) of a kind, writing at the context's end as after a prefill."""
             if kind == "dynamic":
                 cache = DynamicCache(config=model.config)
                 for i in range(L):
-                    k = torch.randn(batch, kvh, ctx, hd, device="cuda", dtype=torch.bfloat16)
+                    k = torch.randn(batch, kvh, length, hd, device="cuda", dtype=torch.bfloat16)
                     cache.update(k, k.clone(), i)
                 return cache, model.forward, None
             fwd = fwd_c if kind.endswith("compiled") else model.forward
@@ -417,20 +419,23 @@ def bench(args):
             for kind in kinds:
                 torch.cuda.reset_peak_memory_stats()
                 t_build = time.perf_counter()
+                warm = (args.warm_compiled if kind.endswith("compiled") else args.warm) if rnd == 0 else 2
+                # --fresh-lengths: each round decodes at positions no earlier round reached (kernels that
+                # plan per shape, e.g. cuDNN's attention over a live length, plan again as in generation)
+                pos = ctx - rnd * (max(args.warm, args.warm_compiled, 2) + args.steps) if args.fresh_lengths else ctx
                 if kind not in built:
-                    built[kind] = build(kind)
+                    built[kind] = build(kind, pos)
                 cache, fwd, kv = built[kind]
                 if kv is not None:
-                    kv.set_position(ctx)
+                    kv.set_position(pos)
                 elif kind.startswith("static"):
                     for layer in cache.layers:
                         if isinstance(getattr(layer, "cumulative_length", None), torch.Tensor):
-                            layer.cumulative_length.fill_(ctx)
-                warm = (args.warm_compiled if kind.endswith("compiled") else args.warm) if rnd == 0 else 2
-                med, mean = _decode_time(model, cache, fwd, batch, ctx, args.steps, warm, kv)
+                            layer.cumulative_length.fill_(pos)
+                med, mean = _decode_time(model, cache, fwd, batch, pos, args.steps, warm, kv)
                 times[kind].append(med)
                 # peak_allocated_gib: the process's, the compiled kinds' caches kept for the next rounds included
-                rec = {"what": "decode", "model": name, "cache": kind, "round": rnd, "batch": batch, "context": ctx,
+                rec = {"what": "decode", "model": name, "cache": kind, "round": rnd, "batch": batch, "context": pos,
                        "max_len": max_len, "ms_per_step_median": round(med * 1e3, 3),
                        "ms_per_step_mean": round(mean * 1e3, 3), "steps": args.steps,
                        "wall_s": round(time.perf_counter() - t_build, 1),
@@ -455,6 +460,7 @@ def bench(args):
             if not times[kind]:
                 continue
             rec = {"what": "decode_summary", "model": name, "cache": kind, "rounds": len(times[kind]),
+                   "fresh_lengths": args.fresh_lengths, "cudnn_sdp": not args.no_cudnn_sdp,
                    "ms_per_step": round(base[kind] * 1e3, 3),
                    "ms_per_round": [round(t * 1e3, 3) for t in times[kind]]}
             for ref in ("static-compiled", "static-eager", "dynamic"):
@@ -601,6 +607,8 @@ def main():
     ap.add_argument("--max-len", type=int, default=8192)
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--rounds", type=int, default=3, help="bench: rounds alternating the kinds")
+    ap.add_argument("--fresh-lengths", action="store_true", help="bench: each round at positions not decoded before")
+    ap.add_argument("--no-cudnn-sdp", action="store_true", help="bench: torch.backends.cuda.enable_cudnn_sdp(False)")
     ap.add_argument("--warm", type=int, default=3)
     ap.add_argument("--warm-compiled", type=int, default=4)
     ap.add_argument("--kinds", default="static-compiled,kv-compiled,kvtokens-compiled,static-eager,kv-eager,kvlive-eager,kvtokens-eager,dynamic")

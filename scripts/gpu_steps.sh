@@ -9,7 +9,7 @@
 #           method and tensor.cpu(), 100 cycles; the sleep/graph GPU tests (~220 s)
 #   kv      issue 23: kv_generate.py check (GQA, compiled) and bench (3 rounds,
 #           GQA and MHA, StaticCache vs the layouts, compiled and eager) (~450 s)
-#   kvbench issue 23: kv's bench alone (KV_KINDS, T_KV)
+#   kvbench issue 23: kv's bench alone (KV_KINDS, T_KV; KV_ARGS e.g. "--fresh-lengths --no-cudnn-sdp")
 #   kvcheck issue 23: kv_generate.py check only (GQA, compiled) (~150 s)
 #   disk    issue 20: memlake bench residency --disk (the disk tier vs plain
 #           O_DIRECT file I/O, 4 GiB) (~60 s)
@@ -64,7 +64,7 @@ step_kvbench() {
   # No kernel trace unless KV_TRACE=N: a trace in the process slows its later eager rounds
   # (results §19d, §24), so the timed runs go without.
   timeout "${T_KV:-330}" python3 bench/kv_generate.py bench --rounds 3 --steps 20 ${KV_TRACE:+--trace-kernels $KV_TRACE} \
-    --kinds "${KV_KINDS:-static-compiled,kv-compiled,static-eager,kv-eager,kvlive-eager,dynamic}" --out "$1" \
+    --kinds "${KV_KINDS:-static-compiled,kv-compiled,static-eager,kv-eager,kvlive-eager,dynamic}" ${KV_ARGS:-} --out "$1" \
     > "$1/bench.log" 2>&1
   grep decode_summary "$1/bench.log"
 }

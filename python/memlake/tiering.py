@@ -87,18 +87,23 @@ def _bytes(v, what):
     raise InvalidArgumentError(f"{what}: expected bytes (an int or a size like '24G'), got {v!r}")
 
 
-def plan_need(peak, budget, margin, act_plan=None, act_window=0):
+def plan_need(peak, budget, margin, act_plan=None, act_window=0, min_room=0):
     """(need, at_cap): the bytes the planned iteration needs on the GPU before the states' room, from
     the profile iteration's peak (every state and activation tiered) and the activation plan's forward
     end (what it holds besides saved activations, its transients, the saved tensors that cannot leave,
     those it keeps, the restore window). A peak that met the cap (budget less margin) says only that
-    the iteration fits: the cap held it down (allocations waited for pages still copying out), so it
-    counts as the budget less the margin, and only the forward end's own count can exceed that."""
+    the iteration fits: the cap held it down (allocations waited for pages still copying out). Then the
+    forward end's count is the need, or without an activation plan the budget less the margin less
+    `min_room` (the largest position's states, which the profile iteration did restore at the cap)."""
     at_cap = bool(budget) and peak >= budget - margin
-    need = budget - margin if at_cap else peak
+    act_need = None
     if act_plan is not None and act_plan.get("nonact_bytes") is not None:
-        need = max(need, act_plan["nonact_bytes"] + act_plan.get("transient_bytes", 0) +
-                   act_plan["must_keep_bytes"] + act_plan["kept_bytes"] + act_window)
+        act_need = (act_plan["nonact_bytes"] + act_plan.get("transient_bytes", 0) + act_plan["must_keep_bytes"] +
+                    act_plan["kept_bytes"] + act_window)
+    if at_cap:
+        need = act_need if act_need is not None else budget - margin - min_room
+    else:
+        need = peak if act_need is None else max(peak, act_need)
     return need, at_cap
 
 
@@ -599,7 +604,8 @@ class Tiering:
         h2d = h2d or 50.0
         d2h = d2h or 45.0
         ap = self._act.last_plan() if self._act is not None else None
-        need, at_cap = plan_need(peak, self.budget, self.margin, ap, self._act_window)
+        need, at_cap = plan_need(peak, self.budget, self.margin, ap, self._act_window,
+                                 max((q["bytes"] for q in positions), default=0))
         room = (self.budget - self.margin - need) if self.budget else 1 << 62
         self._profile = dict(version=1, budget=self.budget, margin=self.margin, peak_all_tiered=peak,
                              profile_at_cap=at_cap,

@@ -21,13 +21,17 @@ def test_a_peak_below_the_cap_is_the_need():
     assert plan_need(1 * G, 20 * G, 640 * M, act(), 256 * M) == (2 * G + 800 * M + 256 * M, False)
 
 
-def test_a_peak_the_cap_held_down_leaves_no_room_but_does_not_refuse():
-    # ResNet-152 at batch 256 under 20 GiB (results §24c): the profile's peak met the cap
-    budget, margin = 20 * G, 640 * M
-    need, at_cap = plan_need(budget - 30 * M, budget, margin, act(), 256 * M)
-    assert at_cap and need == budget - margin  # room 0: every state off the GPU, no refusal
-    need, at_cap = plan_need(budget, budget, 0)
-    assert at_cap and need == budget
+def test_a_peak_the_cap_held_down_counts_the_forward_end_instead():
+    # ResNet-152 at batch 256 under 20 GiB (results §24c, the H200's run): the profile's peak met the
+    # cap; the activation plan keeps 17.5 GB and leaves the states 67 MiB, more than a position's 18 MiB
+    budget, margin, window = 21474836480, 671088640, 671088640
+    plan = act(nonact=1726638080, transient=822083584, kept=17513316352)
+    need, at_cap = plan_need(21424504832, budget, margin, plan, window, min_room=18874368)
+    assert at_cap and need == 1726638080 + 822083584 + 17513316352 + window
+    assert budget - margin - need == 70621184 >= 18874368
+    # without an activation plan: the room the profile iteration had for one position's states
+    need, at_cap = plan_need(budget - 30 * M, budget, margin, min_room=18874368)
+    assert at_cap and need == budget - margin - 18874368
 
 
 def test_the_forward_ends_own_count_still_refuses():
