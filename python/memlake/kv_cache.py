@@ -166,7 +166,9 @@ class KVCache(StaticCache):
     query head (repeat_kv), as with DynamicCache. The cache then says it is
     not compileable outside a compiled step (transformers decides the mask on
     that), so generate() leaves the step uncompiled; a step compiled by the
-    caller still reads every position, as "full" does."""
+    caller still reads every position, as "full" does. Each new length is
+    a new attention shape: with torch 2.11's cuDNN attention a step at a
+    length not decoded before costs a plan (docs/results.md §24a)."""
 
     def __init__(self, config, max_batch_size, max_cache_len, dtype=None, device=None, layout=None,
                  rows=None, memory_limit=0, margin=2, allocator=None, group=None, eager_reads="full"):
