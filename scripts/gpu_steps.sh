@@ -28,6 +28,7 @@
 #   hash    issue 22: content ids computed on the GPU against the host's (~60 s)
 #   vision  issue 27: ResNet-50 with batch and resolution changing every step, memlake against
 #           native and expandable_segments, 3 rounds (bench/vision_varshape.py) (~200 s)
+#   frag    issue 27: bench/torch_fragmentation.py, FRAG_STRATEGIES (default L,LR; then R,LRV) (~540 s)
 #   gentrace issue 27: bench/hf_generate.py under memlake, its allocations traced for a CPU replay (~60 s)
 #   lat     issue 27: capture tests, alloc latency, HF generation (~360 s);
 #           LAT_ALLOCATORS e.g. native,expandable,memlake,memlake@MEMLAKE_MAX_MAPPED_RATIO=1.5
@@ -143,6 +144,15 @@ step_vision() {
   timeout "${T_VISION:-240}" python3 bench/vision_varshape.py --repeats "${VISION_REPEATS:-3}" ${VISION_ARGS:-} --out "$1/vision.json" \
     > "$1/vision.txt" 2>&1
   tail -5 "$1/vision.txt"
+}
+step_frag() {
+  # Issue 27's fine-tuning workloads (L = LoRA, R = recomputation, V = batch following length),
+  # memlake against native and expandable_segments, alternated repeats; about 30 s per run, so
+  # 2 strategies x 3 allocators x 3 repeats fill one call.
+  timeout "${T_FRAG:-540}" python3 bench/torch_fragmentation.py --strategies "${FRAG_STRATEGIES:-L,LR}" \
+    --allocators native,expandable,memlake --repeats "${FRAG_REPEATS:-3}" --steps "${FRAG_STEPS:-15}" \
+    --out "$1/frag.json" --plot "$1/frag.png" > "$1/frag.txt" 2>&1
+  tail -25 "$1/frag.txt"
 }
 step_gentrace() {
   # hf_generate under memlake with its allocations traced (MEMLAKE_TRACE), for `memlake replay` on
