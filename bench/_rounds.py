@@ -3,9 +3,9 @@ process, rounds alternating the order (a shared host drifts), a ratio per
 round against native in the same round, the median over rounds.
 
 Allocators: native, expandable (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True),
-memlake (memlake.torch.enable()), and memlake variants with options from
-memlake's environment table: memlake@MEMLAKE_MAX_MAPPED_RATIO=1.5 (several
-joined by '@').
+memlake (memlake.torch.enable()), and memlake with options:
+memlake:max_mapped_ratio=1.5;small_max=512K (keys of `memlake options`; the
+syntax of bench/torch_fragmentation.py too).
 
 A benchmark's worker calls use_allocator() before importing torch and prints
 one line "RESULT {json}"; its main calls run_rounds() and ratio_summary().
@@ -19,23 +19,30 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def use_allocator(name):
-    """Makes `name` PyTorch's CUDA allocator for this process (before torch allocates anything).
-    Returns the memlake module for memlake and its variants, else None."""
-    if name == "expandable":
+def parse_allocator_spec(spec):
+    """'memlake:granularity=8M;small_max=1M' -> ('memlake', {'granularity': '8M', ...}); '#2' suffixes label
+    repeats. Any name: the caller knows which it runs (every allocator benchmark parses with this)."""
+    name, _, rest = spec.partition(":")
+    opts = dict(kv.split("=", 1) for kv in rest.split(";") if kv) if rest else {}
+    return name.split("#")[0], opts
+
+
+def use_allocator(spec):
+    """Makes `spec` PyTorch's CUDA allocator for this process (before torch allocates anything): native,
+    expandable, or memlake with options (memlake:KEY=VALUE;KEY=VALUE, keys of `memlake options`).
+    Returns the memlake module for memlake, else None."""
+    name, opts = parse_allocator_spec(spec)
+    if name == "expandable" and not opts:
         os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True"
         return None
-    if not name.startswith("memlake"):
-        if name != "native":
-            raise SystemExit(f"unknown allocator {name!r} (native, expandable, memlake, memlake@NAME=VALUE)")
+    if name == "native" and not opts:
         return None
-    for kv in name.split("@")[1:]:
-        k, _, v = kv.partition("=")
-        os.environ[k] = v
+    if name != "memlake":
+        raise SystemExit(f"unknown allocator {spec!r} (native, expandable, memlake, memlake:KEY=VALUE;KEY=VALUE)")
     sys.path.insert(0, os.path.join(ROOT, "python"))
     import memlake
     import memlake.torch as mt
-    mt.enable()
+    mt.enable(**opts)
     return memlake
 
 

@@ -26,8 +26,8 @@ per round against native in the same round, then the median over rounds.
     python3 bench/alloc_latency.py [--allocators native,expandable,memlake]
         [--repeats 3] [--events 60000] [--paths raw,empty] [--out result.json]
 
-Allocators and rounds: bench/_rounds.py (memlake@NAME=VALUE for a variant,
-e.g. --allocators native,memlake,memlake@MEMLAKE_MAX_MAPPED_RATIO=1.5).
+Allocators and rounds: bench/_rounds.py (memlake:KEY=VALUE;KEY=VALUE for a
+variant, e.g. --allocators native,memlake,memlake:max_mapped_ratio=1.5).
 """
 import argparse
 import glob

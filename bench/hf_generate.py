@@ -14,7 +14,7 @@ measure of docs/results.md.
 
     python3 bench/hf_generate.py [--allocators native,expandable,memlake] [--repeats 3] [--calls 12] [--out r.json]
 
-Allocators and rounds: bench/_rounds.py (memlake@NAME=VALUE for a variant).
+Allocators and rounds: bench/_rounds.py (memlake:KEY=VALUE;KEY=VALUE for a variant).
 """
 import random
 import time

@@ -29,7 +29,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from torch_fragmentation import parse_allocator_spec as spec  # noqa: E402  (one syntax for both benchmarks)
+from _rounds import parse_allocator_spec as spec  # noqa: E402  (one syntax for every allocator benchmark)
 
 
 def read_events(path):

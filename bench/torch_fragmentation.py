@@ -24,6 +24,8 @@ import subprocess
 import sys
 import time
 
+from _rounds import parse_allocator_spec
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -40,14 +42,6 @@ CONFIGS = {
 # cudaMalloc/cudaFree per tensor, memlake does all the caching).
 ALLOCATORS = ("native", "expandable", "memlake", "shim", "shim-nocache")
 SHIMS = ("shim", "shim-nocache")
-
-
-def parse_allocator_spec(spec):
-    """'memlake:granularity=8M;small_max=1M' -> ('memlake', {'granularity': '8M', ...}); '#2' suffixes label repeats.
-    Any name: the caller knows which it runs (bench/torch_alloc_replay.py parses with this too)."""
-    name, _, rest = spec.partition(":")
-    opts = dict(kv.split("=", 1) for kv in rest.split(";") if kv) if rest else {}
-    return name.split("#")[0], opts
 
 
 def allocator_spec(spec):

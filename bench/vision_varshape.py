@@ -16,7 +16,7 @@ new shape, which is nearly every step here). Utilization = peak requested (memla
     python3 bench/vision_varshape.py [--allocators native,expandable,memlake] [--repeats 3] [--steps 60]
         [--out r.json]
 
-Allocators and rounds: bench/_rounds.py (memlake@NAME=VALUE for a variant).
+Allocators and rounds: bench/_rounds.py (memlake:KEY=VALUE;KEY=VALUE for a variant).
 """
 import random
 import time

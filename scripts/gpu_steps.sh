@@ -31,7 +31,7 @@
 #   frag    issue 27: bench/torch_fragmentation.py, FRAG_STRATEGIES (default L,LR; then R,LRV) (~540 s)
 #   gentrace issue 27: bench/hf_generate.py under memlake, its allocations traced for a CPU replay (~60 s)
 #   lat     issue 27: capture tests, alloc latency, HF generation (~360 s);
-#           LAT_ALLOCATORS e.g. native,expandable,memlake,memlake@MEMLAKE_MAX_MAPPED_RATIO=1.5
+#           LAT_ALLOCATORS e.g. native,expandable,memlake,memlake:max_mapped_ratio=1.5
 # KV_KINDS: kv's bench kinds (kv_generate.py --kinds; default the issue's baselines, the default
 # KVCache compiled and eager, and its live reads eager).
 # Limits: T_<STEP> seconds for each step's main run (e.g. T_KV=300); a step's
@@ -157,7 +157,7 @@ step_frag() {
 step_gentrace() {
   # hf_generate under memlake with its allocations traced (MEMLAKE_TRACE), for `memlake replay` on
   # a CPU: why its utilization (0.92) stays below expandable_segments' (0.98) (results §24d).
-  timeout "${T_GENTRACE:-150}" python3 bench/hf_generate.py --allocators "memlake@MEMLAKE_TRACE=$(cd "$1" && pwd)/hf_generate.csv.gz" \
+  timeout "${T_GENTRACE:-150}" python3 bench/hf_generate.py --allocators "memlake:trace=$(cd "$1" && pwd)/hf_generate.csv.gz" \
     --repeats 1 --out "$1/gen.json" > "$1/gen.txt" 2>&1
   tail -3 "$1/gen.txt"; ls -la "$1"
 }

@@ -41,17 +41,21 @@ def test_a_failed_worker_is_skipped(tmp_path, capsys):
     assert "native failed (exit 3)" in capsys.readouterr().err
 
 
-def test_variants_set_their_options(monkeypatch):
+def test_allocator_specs(monkeypatch):
+    assert _rounds.parse_allocator_spec("memlake#2:max_mapped_ratio=1.5;small_max=512K") == \
+        ("memlake", {"max_mapped_ratio": "1.5", "small_max": "512K"})
+    assert _rounds.parse_allocator_spec("native") == ("native", {})
     monkeypatch.delenv("PYTORCH_CUDA_ALLOC_CONF", raising=False)
     assert _rounds.use_allocator("expandable") is None
     assert os.environ["PYTORCH_CUDA_ALLOC_CONF"] == "expandable_segments:True"
     assert _rounds.use_allocator("native") is None
-    try:
-        _rounds.use_allocator("tcmalloc")
-    except SystemExit as e:
-        assert "unknown allocator" in str(e)
-    else:
-        raise AssertionError("an unknown allocator was accepted")
+    for bad in ("tcmalloc", "native:x=1"):
+        try:
+            _rounds.use_allocator(bad)
+        except SystemExit as e:
+            assert "unknown allocator" in str(e)
+        else:
+            raise AssertionError(f"{bad!r} was accepted")
 
 
 def test_the_workers_get_every_option_but_the_drivers(tmp_path, capsys):
