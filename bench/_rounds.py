@@ -15,6 +15,7 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -53,6 +54,7 @@ def run_rounds(script, allocators, repeats, args, out="", describe=None):
     runs = []
     for r in range(repeats):
         for al in (allocators[::-1] if r % 2 else allocators):
+            t0 = time.time()
             pr = subprocess.run([sys.executable, os.path.abspath(script), "--worker", "--allocator", al, *args],
                                 capture_output=True, text=True)
             line = [x for x in pr.stdout.splitlines() if x.startswith("RESULT ")]
@@ -60,7 +62,7 @@ def run_rounds(script, allocators, repeats, args, out="", describe=None):
                 print(f"{al} failed (exit {pr.returncode}):\n{pr.stderr[-3000:]}", file=sys.stderr)
                 continue
             res = json.loads(line[0][7:])
-            res["round"] = r
+            res["round"], res["seconds_process"] = r, time.time() - t0
             runs.append(res)
             if out:
                 with open(out + ".partial", "w") as f:
@@ -88,10 +90,11 @@ def ratio_summary(runs, allocators, rate):
 
 def worker_args(a):
     """The parsed arguments as a worker's command line: every option but the driver's own
-    (allocators, repeats, out, worker, allocator); a true flag as itself, a false one left out."""
+    (allocators, repeats, out, worker, allocator); a true flag as itself, a false one or None left
+    out (store_true flags and plain values only)."""
     out = []
     for k, v in vars(a).items():
-        if k in ("allocators", "repeats", "out", "worker", "allocator") or v is False:
+        if k in ("allocators", "repeats", "out", "worker", "allocator") or v is False or v is None:
             continue
         out.append(f"--{k.replace('_', '-')}" if v is True else f"--{k.replace('_', '-')}={v}")
     return out

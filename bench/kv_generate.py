@@ -380,6 +380,10 @@ def _top_kernels(model, cache, fwd, batch, pos0, steps, kv=None, top=12):
 
 def bench(args):
     import torch
+    lowest = args.context - (args.rounds - 1) * (max(args.warm, args.warm_compiled, 2) + args.steps)
+    if args.fresh_lengths and lowest < 1:
+        raise SystemExit(f"--fresh-lengths: {args.rounds} rounds of {args.steps} steps start below position 1 "
+                         f"({lowest}) at --context {args.context}")
     if args.no_cudnn_sdp:
         torch.backends.cuda.enable_cudnn_sdp(False)
     from transformers import DynamicCache

@@ -75,6 +75,8 @@ def main():
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cudnn-benchmark", action="store_true")
     a = p.parse_args()
+    if a.steps < 1 or a.warmup < 0 or a.min_batch < 1 or a.max_batch < a.min_batch:
+        p.error("--steps >= 1, --warmup >= 0, 1 <= --min-batch <= --max-batch")
     if a.worker:
         return worker(a)
     throughput_main(a, __file__, "images_per_s", "images")

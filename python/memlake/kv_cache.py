@@ -71,6 +71,13 @@ def _mark_static(t):
         dynamo.mark_static_address(t)
 
 
+def _outside_graph(fn):
+    """fn run eagerly from a compiled step (a graph break), where torch has torch.compiler.disable."""
+    compiler = getattr(torch, "compiler", None)
+    disable = getattr(compiler, "disable", None)
+    return disable(fn) if disable is not None else fn
+
+
 def _compiling():
     compiler = getattr(torch, "compiler", None)
     return bool(getattr(compiler, "is_compiling", None) and compiler.is_compiling())
@@ -116,21 +123,23 @@ class _VirtualLayer(StaticLayer):
         counter = getattr(self, "cumulative_length", None)
         if not getattr(self, "_bases", None) or not isinstance(counter, torch.Tensor) or not _compiling():
             keys, values = super().update(key_states, value_states, *args, **kwargs)
-            end = self._owner._live_end_for(self)
-            return (keys, values) if end is None else (keys[:, :, :end], values[:, :, :end])
-        kb, vb = self._bases
-        n = key_states.shape[-2]
-        positions = torch.arange(n, device=kb.device) + counter
-        counter.add_(n)
-        kb.index_copy_(1, positions, key_states.transpose(1, 2))
-        vb.index_copy_(1, positions, value_states.transpose(1, 2))
-        return kb.transpose(1, 2), vb.transpose(1, 2)
+        else:
+            kb, vb = self._bases
+            n = key_states.shape[-2]
+            positions = torch.arange(n, device=kb.device) + counter
+            counter.add_(n)
+            kb.index_copy_(1, positions, key_states.transpose(1, 2))
+            vb.index_copy_(1, positions, value_states.transpose(1, 2))
+            keys, values = kb.transpose(1, 2), vb.transpose(1, 2)
+        end = self._owner._live_end_for(self)  # live reads: where the mask of this step ends too
+        return (keys, values) if end is None else (keys[:, :, :end], values[:, :, :end])
 
     def reset(self):
         self._owner.reset()
 
     def get_mask_sizes(self, *args, **kwargs):
-        self._owner._eager_hook(*args, **kwargs)
+        if not self._owner._in_mask_sizes:  # asked directly, not through the cache's (which ran the hook)
+            self._owner._eager_hook(*args, **kwargs)
         return self._owner._mask_sizes(super().get_mask_sizes(*args, **kwargs))
 
     def reorder_cache(self, beam_idx):
@@ -165,10 +174,14 @@ class KVCache(StaticCache):
     reads grouped K/V heads directly instead of copying them out to every
     query head (repeat_kv), as with DynamicCache. The cache then says it is
     not compileable outside a compiled step (transformers decides the mask on
-    that), so generate() leaves the step uncompiled; a step compiled by the
-    caller still reads every position, as "full" does. Each new length is
-    a new attention shape: with torch 2.11's cuDNN attention a step at a
-    length not decoded before costs a plan (docs/results.md §24a)."""
+    that), so generate() leaves the step uncompiled. A step whose mask is
+    made inside a graph the caller compiled reads every position, as "full"
+    does, and maps its pages in a graph break (torch.compile(fullgraph=True)
+    refuses that: such steps need "full"); compiled layers under an
+    uncompiled model read the live length too (a recompilation per length).
+    Each new length is a new attention shape: with torch 2.11's cuDNN
+    attention a step at a length not decoded before costs a plan
+    (docs/results.md §24a)."""
 
     def __init__(self, config, max_batch_size, max_cache_len, dtype=None, device=None, layout=None,
                  rows=None, memory_limit=0, margin=2, allocator=None, group=None, eager_reads="full"):
@@ -176,8 +189,13 @@ class KVCache(StaticCache):
             from . import InvalidArgumentError
             raise InvalidArgumentError(f"KV cache: eager_reads must be 'full' or 'live', got {eager_reads!r}")
         self._live = eager_reads == "live"
-        self._live_end = None  # live reads: where the step the hook prepared ends
-        self._hook_step = 0    # steps the hook prepared (a layer reads _live_end once per step)
+        # Live reads: where the step the hook prepared outside a compiled graph ends (None: this
+        # step reads the whole length, mask and K/V alike), and the steps the hook prepared (each
+        # layer takes _live_end once per step).
+        self._live_end = None
+        self._hook_step = 0
+        self._in_mask_sizes = False  # the cache's get_mask_sizes ran the hook; its layer's need not
+        self._compileable = None     # an explicit is_compileable = ... (None: the mode decides)
         if layout is None:  # the default: "rows", a layer's K and V in one region (results §19d)
             layout, group = "rows", (2 if group is None else group)
         try:
@@ -242,14 +260,27 @@ class KVCache(StaticCache):
 
     def _eager_hook(self, *args, **kwargs):
         """transformers 5.17 asks get_mask_sizes(query_length, layer_idx) before each step (positions come
-        from the layers' counter); earlier versions pass cache_position (a tensor)."""
+        from the layers' counter); earlier versions pass cache_position (a tensor). Inside a compiled
+        step: nothing for "full" (the pages were mapped by the eager mask generate() builds first, or by
+        prepare()); with live reads generate() builds no eager mask, so the hook runs there as a graph
+        break (a fullgraph compile refuses it: compile a live-reads cache's steps with prepare() per step,
+        or use "full"), and that step reads the whole length."""
         if _compiling():
-            return  # traced: the graph stays StaticCache's
+            if self._live:
+                _outside_graph(self._hook_step_at)(args, kwargs, False)
+            return
+        self._hook_step_at(args, kwargs, self._live)
+
+    def _hook_step_at(self, args, kwargs, live):
+        """Maps what the step asking for its mask sizes writes; with `live`, its K/V and mask end there."""
         query = args[0] if args else kwargs.get("query_length", kwargs.get("cache_position"))
+        if isinstance(query, torch.Tensor) and query is self._last_position and query.numel():
+            return  # asked again in the same step
+        self._live_end = None  # whatever follows, no earlier step's end
         if query is None:
             return
         if isinstance(query, torch.Tensor):
-            if query is self._last_position or query.numel() == 0:
+            if query.numel() == 0:
                 return
             self._last_position = query
             position, n = int(query.reshape(-1)[0]), query.numel()
@@ -260,39 +291,49 @@ class KVCache(StaticCache):
                 return
         self.hook_calls += 1
         self.prepare(position, n)
-        self._live_end = position + n
         self._hook_step += 1
+        if live:
+            self._live_end = position + n
 
     # ---- live reads (eager_reads="live")
     @property
     def is_compileable(self):
         """transformers builds a mask for a compileable cache whatever the lengths; live reads need none
         outside a compiled step (a compiled step reads every position, with the mask)."""
+        if self._compileable is not None:
+            return self._compileable
         return not self._live or _compiling()
 
     @is_compileable.setter
-    def is_compileable(self, value):  # versions that set it in __init__: the property decides
-        pass
+    def is_compileable(self, value):
+        self._compileable = None if value is None else bool(value)
 
     def _mask_sizes(self, sizes):
-        """The live length as the mask's length, where this step's K/V end there."""
-        if not self._live or _compiling() or self._live_end is None:
+        """The live length as the mask's length where this step's K/V end there (the hook decided)."""
+        if not self._live or self._live_end is None:
             return sizes
         return (self._live_end, *tuple(sizes)[1:])
 
     def _live_end_for(self, layer):
-        """Where `layer`'s K/V returned by an uncompiled update end: the hook's step end, once per step
-        and layer (None: the whole length, as StaticCache's, where no hook prepared this step, e.g. a
-        mask the caller made)."""
-        if (not self._live or self._live_end is None or _compiling()
-                or getattr(layer, "_seen_step", 0) == self._hook_step):
+        """Where `layer`'s K/V end in this step: the hook's live end, once per step and layer. None (the
+        whole length, as StaticCache's) where the hook did not prepare a live step: inside a compiled
+        step, or a step the hook never saw (a mask the caller made): a layer that already took this
+        end is a new step's, and then nothing of the old end is used again."""
+        if not self._live or self._live_end is None:
+            return None
+        if getattr(layer, "_seen_step", 0) == self._hook_step:
+            self._live_end = None
             return None
         layer._seen_step = self._hook_step
         return self._live_end
 
     def get_mask_sizes(self, *args, **kwargs):
         self._eager_hook(*args, **kwargs)
-        return self._mask_sizes(super().get_mask_sizes(*args, **kwargs))
+        self._in_mask_sizes = True
+        try:
+            return self._mask_sizes(super().get_mask_sizes(*args, **kwargs))
+        finally:
+            self._in_mask_sizes = False
 
     def prepare(self, position, count=1):
         """Maps what a step writing positions [position, position+count) of the active rows needs."""
@@ -332,6 +373,7 @@ class KVCache(StaticCache):
         """Every active row starts again at position 0: pages go back, reads give zeros."""
         self._pages.reset()
         self.set_position(0)
+        self._live_end = None
 
     def reorder_cache(self, beam_idx):
         raise NotImplementedError("memlake.torch.KVCache does not support beam search (reorder_cache)")

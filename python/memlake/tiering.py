@@ -91,17 +91,22 @@ def plan_need(peak, budget, margin, act_plan=None, act_window=0, min_room=0):
     """(need, at_cap): the bytes the planned iteration needs on the GPU before the states' room, from
     the profile iteration's peak (every state and activation tiered) and the activation plan's forward
     end (what it holds besides saved activations, its transients, the saved tensors that cannot leave,
-    those it keeps, the restore window). A peak that met the cap (budget less margin) says only that
-    the iteration fits: the cap held it down (allocations waited for pages still copying out). Then the
-    forward end's count is the need, or without an activation plan the budget less the margin less
-    `min_room` (the largest position's states, which the profile iteration did restore at the cap)."""
+    those it keeps, the restore window).
+
+    A peak into the margin (at or above budget less margin: the reserve the plan keeps) is one that
+    only the cap bounded: the profile iteration's evictions were still copying out and it ran at the
+    cap (ResNet-152 at 20 GiB: 50 MB under it). It then shows that the iteration fits, not the room
+    left: the need is the forward end's count, but no less than the budget less the margin less
+    `min_room` (the largest position's states, which that iteration restored at the cap), so the
+    states never get more room than the profile showed. Only a forward end above the budget less the
+    margin refuses such a budget."""
     at_cap = bool(budget) and peak >= budget - margin
     act_need = None
     if act_plan is not None and act_plan.get("nonact_bytes") is not None:
         act_need = (act_plan["nonact_bytes"] + act_plan.get("transient_bytes", 0) + act_plan["must_keep_bytes"] +
                     act_plan["kept_bytes"] + act_window)
     if at_cap:
-        need = act_need if act_need is not None else budget - margin - min_room
+        need = max(act_need or 0, budget - margin - min_room)
     else:
         need = peak if act_need is None else max(peak, act_need)
     return need, at_cap

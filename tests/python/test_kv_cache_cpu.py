@@ -150,11 +150,12 @@ def _config():
 
 
 @pytest.mark.parametrize("layout", [None, "tokens", "heads"])
-def test_live_reads_end_where_the_step_ends_and_a_compiled_step_reads_everything(kv_cache_module, alloc,
-                                                                               monkeypatch, layout):
-    # eager_reads="live": an uncompiled step's K/V are StaticCache's cut at the step's end (the mask's
-    # length too, and the cache is not compileable, so transformers may drop the mask); a traced step
-    # gets StaticCache's whole tensors and mask length, as with "full"
+def test_live_reads_end_where_the_step_ends_and_the_mask_agrees_with_the_kv(kv_cache_module, alloc, monkeypatch,
+                                                                           layout):
+    # eager_reads="live". Each step: where its mask sizes are asked (eagerly, or inside a compiled
+    # graph) and where its layers update (eagerly, or traced: a whole compiled model, or compiled
+    # layers under an eager model). The mask's length and every layer's K/V length must agree: the
+    # live end where the hook ran eagerly, the whole length where it ran inside a graph.
     inside = [False]
     monkeypatch.setattr(kv_cache_module, "_compiling", lambda: inside[0])
     cache = kv_cache_module.KVCache(_config(), max_batch_size=BATCH, max_cache_len=MAX_LEN, dtype=torch.float32,
@@ -162,33 +163,57 @@ def test_live_reads_end_where_the_step_ends_and_a_compiled_step_reads_everything
     ref = StaticCache(_config(), MAX_LEN)
     g = torch.Generator().manual_seed(11)
     end = 0
-    for n, traced in [(29, False), (1, False), (1, True), (4, False), (1, True), (1, False)]:
-        inside[0] = False
-        assert cache.is_compileable is False
+    steps = [(29, False, False), (1, False, False), (1, True, True), (4, False, False), (1, False, True),
+             (1, True, True), (1, False, False)]
+    for n, mask_traced, update_traced in steps:  # (False, True): compiled layers under an eager model
+        inside[0] = mask_traced
+        assert cache.is_compileable is mask_traced
+        calls = cache.hook_calls
         sizes = cache.get_mask_sizes(n, 0)
+        assert cache.hook_calls == calls + 1  # once per step, not again through the layer's
         end += n
-        assert sizes[0] == end and cache.layers[0].get_mask_sizes(n)[0] == end
-        inside[0] = traced
-        assert cache.is_compileable is traced
-        if traced:
-            assert cache.get_mask_sizes(n, 0)[0] == MAX_LEN
+        want = MAX_LEN if mask_traced else end
+        assert sizes[0] == want
+        inside[0] = update_traced
         for i in range(LAYERS):
             k = torch.randn(BATCH, HEADS, n, DIM, generator=g)
             v = torch.randn(BATCH, HEADS, n, DIM, generator=g)
             rk, rv = ref.update(k, v, i)
             ck, cv = cache.update(k, v, i)
-            want = MAX_LEN if traced else end
-            assert ck.shape == (BATCH, HEADS, want, DIM), (n, traced, i, ck.shape)
-            assert torch.equal(ck, rk[:, :, :want]) and torch.equal(cv, rv[:, :, :want]), (n, traced, i)
-            if not traced:  # a view of the cache itself: the address stays
+            assert ck.shape == (BATCH, HEADS, want, DIM), (n, mask_traced, update_traced, i, ck.shape)
+            assert torch.equal(ck, rk[:, :, :want]) and torch.equal(cv, rv[:, :, :want]), (n, i)
+            if not update_traced:  # a view of the cache itself: the address stays
                 assert ck.data_ptr() == cache.layers[i].keys.data_ptr()
     inside[0] = False
-    # a step the hook did not prepare (a mask the caller made for the whole length): the whole length
+    # a step only some layers reached (an exception in the forward), then a step the hook never saw
+    # (a mask the caller made for the whole length): every layer reads the whole length
+    cache.get_mask_sizes(1, 0)
     k = torch.randn(BATCH, HEADS, 1, DIM, generator=g)
+    for i in range(LAYERS - 1):
+        ref.update(k, k, i)
+        cache.update(k, k, i)
     for i in range(LAYERS):
         rk, _ = ref.update(k, k, i)
         ck, _ = cache.update(k, k, i)
-        assert ck.shape[2] == MAX_LEN and torch.equal(ck, rk)
+        assert ck.shape[2] == MAX_LEN and torch.equal(ck, rk), i
+    # asked twice in one step (older versions pass the same cache_position tensor): one step
+    pos = torch.tensor([int(cache.layers[0].cumulative_length)])
+    calls = cache.hook_calls
+    assert cache.get_mask_sizes(pos, 0)[0] == cache.get_mask_sizes(pos, 0)[0] == int(pos) + 1
+    assert cache.hook_calls == calls + 1
+    cache.reset()
+    assert cache._live_end is None
+    cache.close()
+
+
+def test_explicit_is_compileable_is_kept(kv_cache_module, alloc):
+    cache = kv_cache_module.KVCache(_config(), max_batch_size=BATCH, max_cache_len=MAX_LEN, dtype=torch.float32,
+                                    device="cpu", allocator=alloc)
+    assert cache.is_compileable is True
+    cache.is_compileable = False
+    assert cache.is_compileable is False
+    cache.is_compileable = None  # the mode decides again
+    assert cache.is_compileable is True
     cache.close()
 
 

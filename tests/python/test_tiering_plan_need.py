@@ -21,17 +21,28 @@ def test_a_peak_below_the_cap_is_the_need():
     assert plan_need(1 * G, 20 * G, 640 * M, act(), 256 * M) == (2 * G + 800 * M + 256 * M, False)
 
 
-def test_a_peak_the_cap_held_down_counts_the_forward_end_instead():
-    # ResNet-152 at batch 256 under 20 GiB (results §24c, the H200's run): the profile's peak met the
-    # cap; the activation plan keeps 17.5 GB and leaves the states 67 MiB, more than a position's 18 MiB
-    budget, margin, window = 21474836480, 671088640, 671088640
+def test_a_peak_into_the_margin_counts_the_forward_end_and_leaves_at_most_what_the_profile_showed():
+    # ResNet-152 at batch 256 under 20 GiB (results §24c, the H200's run): the profile's peak went
+    # into the margin; the activation plan's forward end leaves 67 MiB, a position needs 18 MiB
+    budget, margin, window, position = 21474836480, 671088640, 671088640, 18874368
     plan = act(nonact=1726638080, transient=822083584, kept=17513316352)
-    need, at_cap = plan_need(21424504832, budget, margin, plan, window, min_room=18874368)
-    assert at_cap and need == 1726638080 + 822083584 + 17513316352 + window
-    assert budget - margin - need == 70621184 >= 18874368
+    need, at_cap = plan_need(21424504832, budget, margin, plan, window, min_room=position)
+    assert at_cap and budget - margin - need == position  # room: what the profile iteration had, no more
+    # a forward end that leaves less than that: its own count
+    big = act(nonact=1726638080, transient=822083584, kept=17513316352 + 60 * M)
+    need, _ = plan_need(21424504832, budget, margin, big, window, min_room=position)
+    assert need == 1726638080 + 822083584 + 17513316352 + 60 * M + window
     # without an activation plan: the room the profile iteration had for one position's states
-    need, at_cap = plan_need(budget - 30 * M, budget, margin, min_room=18874368)
-    assert at_cap and need == budget - margin - 18874368
+    need, at_cap = plan_need(budget - 30 * M, budget, margin, min_room=position)
+    assert at_cap and need == budget - margin - position
+
+
+def test_the_room_never_grows_as_the_peak_grows():
+    budget, margin, window, position = 20 * G, 640 * M, 256 * M, 18 * M
+    plan = act(nonact=14 * G, transient=G)
+    rooms = [budget - margin - plan_need(peak, budget, margin, plan, window, position)[0]
+             for peak in range(12 * G, budget + 1, 64 * M)]
+    assert all(a >= b for a, b in zip(rooms, rooms[1:])), rooms
 
 
 def test_the_forward_ends_own_count_still_refuses():
