@@ -93,13 +93,12 @@ def plan_need(peak, budget, margin, act_plan=None, act_window=0, min_room=0):
     end (what it holds besides saved activations, its transients, the saved tensors that cannot leave,
     those it keeps, the restore window).
 
-    A peak into the margin (at or above budget less margin: the reserve the plan keeps) is one that
-    only the cap bounded: the profile iteration's evictions were still copying out and it ran at the
-    cap (ResNet-152 at 20 GiB: 50 MB under it). It then shows that the iteration fits, not the room
-    left: the need is the forward end's count, but no less than the budget less the margin less
-    `min_room` (the largest position's states, which that iteration restored at the cap), so the
-    states never get more room than the profile showed. Only a forward end above the budget less the
-    margin refuses such a budget."""
+    A peak into the margin (at or above budget less margin: the reserve the plan keeps) shows that
+    the iteration fits at the cap, not the room left: it holds evictions still copying out while the
+    forward went on (ResNet-152 at 20 GiB peaked 50 MB under the cap). Then the need is the forward
+    end's count, but no less than the budget less the margin less `min_room` (the largest position's
+    states, which that iteration restored at the cap), so the states never get more room than the
+    profile showed. Only a forward end above the budget less the margin refuses such a budget."""
     at_cap = bool(budget) and peak >= budget - margin
     act_need = None
     if act_plan is not None and act_plan.get("nonact_bytes") is not None:
