@@ -78,6 +78,14 @@ def _outside_graph(fn):
     return disable(fn) if disable is not None else fn
 
 
+def _prepare_traced_step(cache, args, kwargs):
+    """A step whose mask is made inside a compiled graph: its pages mapped, the whole length read."""
+    cache._hook_step_at(args, kwargs, False)
+
+
+_prepare_outside_graph = _outside_graph(_prepare_traced_step)  # made once, not while tracing
+
+
 def _compiling():
     compiler = getattr(torch, "compiler", None)
     return bool(getattr(compiler, "is_compiling", None) and compiler.is_compiling())
@@ -267,7 +275,7 @@ class KVCache(StaticCache):
         or use "full"), and that step reads the whole length."""
         if _compiling():
             if self._live:
-                _outside_graph(self._hook_step_at)(args, kwargs, False)
+                _prepare_outside_graph(self, args, kwargs)
             return
         self._hook_step_at(args, kwargs, self._live)
 
