@@ -210,6 +210,7 @@ class KVCache(StaticCache):
             super().__init__(config=config, max_cache_len=max_cache_len)
         except TypeError:  # versions that take the batch size up front
             super().__init__(config=config, max_batch_size=max_batch_size, max_cache_len=max_cache_len)
+        self._compileable = None  # what a version's __init__ may have assigned: the mode decides
         text = config.get_text_config(decoder=True) if hasattr(config, "get_text_config") else config
         if any(type(layer) is not StaticLayer for layer in self.layers):
             raise NotImplementedError("memlake.torch.KVCache supports full-attention layers only "

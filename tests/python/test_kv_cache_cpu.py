@@ -206,7 +206,18 @@ def test_live_reads_end_where_the_step_ends_and_the_mask_agrees_with_the_kv(kv_c
     cache.close()
 
 
-def test_explicit_is_compileable_is_kept(kv_cache_module, alloc):
+def test_explicit_is_compileable_is_kept(kv_cache_module, alloc, monkeypatch):
+    # a version whose StaticCache.__init__ assigns is_compileable does not decide a live cache's
+    init = StaticCache.__init__
+
+    def assigning_init(self, *a, **k):
+        init(self, *a, **k)
+        self.is_compileable = True
+    monkeypatch.setattr(StaticCache, "__init__", assigning_init)
+    live = kv_cache_module.KVCache(_config(), max_batch_size=BATCH, max_cache_len=MAX_LEN, dtype=torch.float32,
+                                   device="cpu", allocator=alloc, eager_reads="live")
+    assert live.is_compileable is False
+    live.close()
     cache = kv_cache_module.KVCache(_config(), max_batch_size=BATCH, max_cache_len=MAX_LEN, dtype=torch.float32,
                                     device="cpu", allocator=alloc)
     assert cache.is_compileable is True
