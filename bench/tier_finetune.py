@@ -145,34 +145,71 @@ def build(a, ckpt, torch):
 
 
 def raw_disk(directory, nbytes, chunk=64 << 20):
-    """Raw O_DIRECT throughput of the disk under `directory`, bytes/s written and read (the
-    baseline the disk tier's throughput is set against), or None where O_DIRECT is refused."""
+    """Raw O_DIRECT throughput of the disk under `directory`, bytes/s written, read, and both at once
+    (a writer and a reader thread on two files, bytes of both over the time: the disk tier moves both
+    ways at once in backward), the baseline the disk tier's throughput is set against; None where
+    O_DIRECT is refused."""
     import mmap
-    path = os.path.join(directory, f".memlake_raw_disk_{os.getpid()}")
-    buf = mmap.mmap(-1, chunk)
-    buf.write(os.urandom(1 << 20) * (chunk >> 20))
+    import threading
+    paths = [os.path.join(directory, f".memlake_raw_disk_{os.getpid()}_{k}") for k in (0, 1)]
+    bufs = [mmap.mmap(-1, chunk) for _ in range(2)]
+    for b in bufs:
+        b.write(os.urandom(1 << 20) * (chunk >> 20))
+    fds = []
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC | getattr(os, "O_DIRECT", 0), 0o600)
+        for p in paths:
+            fds.append(os.open(p, os.O_RDWR | os.O_CREAT | os.O_TRUNC | getattr(os, "O_DIRECT", 0), 0o600))
     except OSError:
+        for fd in fds:
+            os.close(fd)
+        for p in paths[:len(fds)]:
+            os.unlink(p)
         return None
-    try:
-        t0 = time.perf_counter()
-        for _ in range(nbytes // chunk):
+    count = nbytes // chunk
+
+    def write(fd, buf):
+        for _ in range(count):
             os.write(fd, buf)
         os.fsync(fd)
-        w = time.perf_counter() - t0
+
+    def read(fd, buf):
         os.lseek(fd, 0, os.SEEK_SET)
-        t0 = time.perf_counter()
-        for _ in range(nbytes // chunk):
+        for _ in range(count):
             os.readv(fd, [buf])
+
+    try:
+        t0 = time.perf_counter()
+        write(fds[0], bufs[0])
+        w = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        read(fds[0], bufs[0])
         r = time.perf_counter() - t0
+        errors = []
+
+        def guarded(fn, *args):
+            try:
+                fn(*args)
+            except OSError as e:
+                errors.append(e)
+        threads = [threading.Thread(target=guarded, args=(write, fds[1], bufs[1])),
+                   threading.Thread(target=guarded, args=(read, fds[0], bufs[0]))]
+        t0 = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        both = time.perf_counter() - t0
+        if errors:
+            raise errors[0]
     except OSError:
         return None
     finally:
-        os.close(fd)
-        os.unlink(path)
-    n = (nbytes // chunk) * chunk
-    return dict(write_Bps=n / w, read_Bps=n / r, bytes=n)
+        for fd in fds:
+            os.close(fd)
+        for p in paths:
+            os.unlink(p)
+    n = count * chunk
+    return dict(write_Bps=n / w, read_Bps=n / r, both_Bps=2 * n / both, bytes=n)
 
 
 def run_one(name, a):
@@ -357,6 +394,9 @@ def main():
                 raw_both = (nw + nr) / (nw / rw + nr / rr) if nw + nr else 0
                 line += (f"; raw O_DIRECT in the same run: write {rw:.2f}, read {rr:.2f} GB/s -> "
                          f"{w / rw:.2f}x, {rd / rr:.2f}x" + (f", both {both / raw_both:.2f}x" if raw_both else ""))
+                if raw.get("both_Bps"):  # a writer and a reader at once, as the tier's backward has them
+                    rb = raw["both_Bps"] / gb
+                    line += f"; raw both at once {rb:.2f} GB/s -> {both / rb:.2f}x"
             else:
                 line += "; raw O_DIRECT not measured (refused)"
             print(line)
