@@ -87,23 +87,17 @@ def generate(log, a):
 
 def bound(path, packed):
     """(peak requested, peak with allocations above `packed` bytes in whole pages)."""
+    from alloc_latency import read_events  # the allocator benchmarks' reader of these logs
     live, req, rounded, peak_req, peak_rounded = {}, 0, 0, 0, 0
-    with gzip.open(path, "rt") if path.endswith(".gz") else open(path) as f:
-        col = {k: i for i, k in enumerate(f.readline().strip().split(","))}
-        for line in f:
-            x = line.rstrip("\n").split(",")
-            if len(x) < len(col):
-                continue
-            act, ptr = x[col["Action"]], x[col["Pointer"]]
-            if act == "allocate":
-                n = int(x[col["Size"]])
-                r = n if n <= packed else (n + PAGE - 1) // PAGE * PAGE
-                live[ptr] = (n, r)
-                req, rounded = req + n, rounded + r
-            elif act == "free" and ptr in live:
-                n, r = live.pop(ptr)
-                req, rounded = req - n, rounded - r
-            peak_req, peak_rounded = max(peak_req, req), max(peak_rounded, rounded)
+    for is_alloc, ptr, n in read_events(path, float("inf")):
+        if is_alloc:
+            r = n if n <= packed else (n + PAGE - 1) // PAGE * PAGE
+            live[ptr] = (n, r)
+            req, rounded = req + n, rounded + r
+        else:
+            n, r = live.pop(ptr)
+            req, rounded = req - n, rounded - r
+        peak_req, peak_rounded = max(peak_req, req), max(peak_rounded, rounded)
     return peak_req, peak_rounded
 
 
