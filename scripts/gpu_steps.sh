@@ -16,7 +16,7 @@
 #   tier    issues 20, 26: tier_finetune.py speed (ideal, ckpt, 24/32 GiB, 16 GiB
 #           + disk), then `memlake sim` on the profiles it saved; its GPU tests (~450 s)
 #           TIER_CONFIGS: the configs (add save_on_cpu_cap32,cpu_adam_cap24_ckpt for the baselines
-#           in the same table; about 100 s more)
+#           in the same table; about 100 s more); T_TIER_TESTS=0: the speed table alone
 #   tiertests issue 20: tests/python/test_tiering_gpu.py alone (~120 s)
 #   tier32diag issue 20: tier32 with eager attention at batch 4, its failure's counts (~120 s)
 #   copyprobe issue 20: pinned copies both ways while the host maps/unmaps (tests/gpu/map_stall.cu copies) (~40 s)
@@ -105,11 +105,11 @@ step_copyprobe() {
   cat "$1/copies.txt"
 }
 step_tiertests() {
-  timeout 150 python3 -m pytest -q -rA tests/python/test_tiering_gpu.py > "$1/pytest.txt" 2>&1
+  timeout "${T_TIER_TESTS:-150}" python3 -m pytest -q -rA tests/python/test_tiering_gpu.py > "$1/pytest.txt" 2>&1
   tail -3 "$1/pytest.txt"
 }
 step_tier() {
-  step_tiertests "$1"
+  [ "${T_TIER_TESTS:-150}" = 0 ] || step_tiertests "$1"
   timeout "${T_TIER:-360}" python3 bench/tier_finetune.py --configs "${TIER_CONFIGS:-ideal,ckpt,tier24_ckpt,tier32,tier16_ckpt_disk}" \
     --out "$1/speed.json" --profile-dir "$1" > "$1/speed.txt" 2>&1
   grep -v '^{' "$1/speed.txt" | tail -12
