@@ -337,6 +337,17 @@ def errors_check(model, name):
 
 
 # ---------------------------------------------------------------- bench
+def _sdpa_context(kind):
+    """A kind ending "+flash" decodes under sdpa_kernel([FLASH_ATTENTION, EFFICIENT_ATTENTION]): SDPA
+    without cuDNN's backend, which builds a plan for every new key length (results §24a), for that kind
+    alone; the others keep PyTorch's choice."""
+    import contextlib
+    if kind.partition("+")[2] != "flash":
+        return contextlib.nullcontext()
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    return sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION])
+
+
 def _decode_time(model, cache, fwd, batch, pos0, steps, warm, kv=None):
     """Seconds per decode step at positions pos0.. (each step reads its token on the host, as generate does)."""
     import torch
@@ -400,6 +411,7 @@ def bench(args):
 
         def build(kind, length):
             """(cache, forward, KVCache or None) of a kind, writing at the context's end as after a prefill."""
+            kind = kind.partition("+")[0]
             if kind == "dynamic":
                 cache = DynamicCache(config=model.config)
                 for i in range(L):
@@ -436,7 +448,8 @@ def bench(args):
                     for layer in cache.layers:
                         if isinstance(getattr(layer, "cumulative_length", None), torch.Tensor):
                             layer.cumulative_length.fill_(pos)
-                med, mean = _decode_time(model, cache, fwd, batch, pos, args.steps, warm, kv)
+                with _sdpa_context(kind):
+                    med, mean = _decode_time(model, cache, fwd, batch, pos, args.steps, warm, kv)
                 times[kind].append(med)
                 # peak_allocated_gib: the process's, the compiled kinds' caches kept for the next rounds included
                 rec = {"what": "decode", "model": name, "cache": kind, "round": rnd, "batch": batch, "context": pos,
@@ -615,7 +628,9 @@ def main():
     ap.add_argument("--no-cudnn-sdp", action="store_true", help="bench: torch.backends.cuda.enable_cudnn_sdp(False)")
     ap.add_argument("--warm", type=int, default=3)
     ap.add_argument("--warm-compiled", type=int, default=4)
-    ap.add_argument("--kinds", default="static-compiled,kv-compiled,kvtokens-compiled,static-eager,kv-eager,kvlive-eager,kvtokens-eager,dynamic")
+    ap.add_argument("--kinds", default="static-compiled,kv-compiled,kvtokens-compiled,static-eager,kv-eager,kvlive-eager,kvtokens-eager,dynamic",
+                    help="bench: the kinds, alternated; an eager kind ending +flash (kvlive-eager+flash) decodes under "
+                         "sdpa_kernel([FLASH_ATTENTION, EFFICIENT_ATTENTION]), without cuDNN's per-length plans")
     ap.add_argument("--models", default="")
     ap.add_argument("--trace-kernels", type=int, default=0,
                     help="bench: after the timing, profile this many decode steps and report the top kernels")

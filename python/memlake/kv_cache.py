@@ -187,9 +187,13 @@ class KVCache(StaticCache):
     does, and maps its pages in a graph break (torch.compile(fullgraph=True)
     refuses that: such steps need "full"); compiled layers under an
     uncompiled model read the live length too (a recompilation per length).
-    Each new length is a new attention shape: with torch 2.11's cuDNN
-    attention a step at a length not decoded before costs a plan
-    (docs/results.md §24a)."""
+    Each new length is a new attention shape: torch 2.11's cuDNN attention,
+    SDPA's first choice on Hopper, builds a plan for every length not decoded
+    before (a 52-56 ms step instead of 19), and in generation every step is a
+    new length. Generate with live reads under
+    torch.nn.attention.sdpa_kernel([SDPBackend.FLASH_ATTENTION,
+    SDPBackend.EFFICIENT_ATTENTION]), whose kernels plan nothing per length
+    (docs/results.md §24a, §25a)."""
 
     def __init__(self, config, max_batch_size, max_cache_len, dtype=None, device=None, layout=None,
                  rows=None, memory_limit=0, margin=2, allocator=None, group=None, eager_reads="full"):
