@@ -29,7 +29,8 @@
 #   vision  issue 27: ResNet-50 with batch and resolution changing every step, memlake against
 #           native and expandable_segments, 3 rounds (bench/vision_varshape.py) (~200 s)
 #   frag    issue 27: bench/torch_fragmentation.py, FRAG_STRATEGIES (default L,LR; then R,LRV) (~540 s)
-#   gentrace issue 27: bench/hf_generate.py under memlake, its allocations traced for a CPU replay (~60 s)
+#   gentrace issue 27: bench/hf_generate.py and vision_varshape.py under memlake, their allocations traced
+#           for a CPU replay (~100 s)
 #   lat     issue 27: capture tests, alloc latency, HF generation (~360 s);
 #           LAT_ALLOCATORS e.g. native,expandable,memlake,memlake:max_mapped_ratio=1.5
 # KV_KINDS: kv's bench kinds (kv_generate.py --kinds; default the issue's baselines, the default
@@ -159,7 +160,11 @@ step_gentrace() {
   # a CPU: why its utilization (0.92) stays below expandable_segments' (0.98) (results §24d).
   timeout "${T_GENTRACE:-150}" python3 bench/hf_generate.py --allocators "memlake:trace=$(cd "$1" && pwd)/hf_generate.csv.gz" \
     --repeats 1 --out "$1/gen.json" > "$1/gen.txt" 2>&1
-  tail -3 "$1/gen.txt"; ls -la "$1"
+  tail -3 "$1/gen.txt"
+  # ResNet-50 with changing shapes the same way (its utilization 0.984 against expandable_segments' 0.996)
+  timeout "${T_VISIONTRACE:-60}" python3 bench/vision_varshape.py --allocators "memlake:trace=$(cd "$1" && pwd)/vision.csv.gz" \
+    --repeats 1 --steps 20 --warmup 5 --out "$1/vision.json" > "$1/vision.txt" 2>&1
+  tail -2 "$1/vision.txt"; ls -la "$1"
 }
 step_lat() { OUT="$1" T_TESTS=90 T_LAT="${T_LAT:-70}" T_GEN="${T_LAT_GEN:-200}" scripts/gpu_issue27.sh | tail -30; }
 
