@@ -93,13 +93,17 @@ class CpuAdam:
 
 
 def config(name):
-    """A configuration by name: CONFIGS, or the pattern tier<GiB>[_ckpt][_disk] (memlake, tier() with
-    that budget), ckpt_cap<GiB> (native, checkpointing, capped)."""
+    """A configuration by name: CONFIGS, or the pattern tier<GiB>[_ckpt][_disk][_m<MiB>] (memlake, tier()
+    with that budget; _m: tier()'s margin, the reserve its plan keeps under the budget), ckpt_cap<GiB>
+    (native, checkpointing, capped)."""
     if name in CONFIGS:
         return CONFIGS[name]
-    m = re.fullmatch(r"tier(\d+)(_ckpt)?(_disk)?", name)
+    m = re.fullmatch(r"tier(\d+)(_ckpt)?(_disk)?(?:_m(\d+))?", name)
     if m:
-        return ("memlake", bool(m.group(2)), int(m.group(1)), f"{m.group(1)}G", "disk" if m.group(3) else None)
+        method = "disk" if m.group(3) else None
+        if m.group(4):
+            method = (method, int(m.group(4)) << 20)
+        return ("memlake", bool(m.group(2)), int(m.group(1)), f"{m.group(1)}G", method)
     m = re.fullmatch(r"ckpt_cap(\d+)", name)
     if m:
         return ("native", True, int(m.group(1)), None, None)
@@ -219,6 +223,9 @@ def run_one(name, a):
     # (warn only where it has none), so the losses can be compared.
     torch.use_deterministic_algorithms(True, warn_only=True)
     allocator, ckpt, cap, budget, method = config(name)
+    margin = None
+    if isinstance(method, tuple):
+        method, margin = method
     out = dict(config=name, model=a.model, allocator=allocator, checkpointing=ckpt, cap_gib=cap, method=method,
                steps=a.steps)
     if allocator == "memlake":
@@ -244,6 +251,8 @@ def run_one(name, a):
         t = None
         if budget:
             kw = dict(host_limit=a.host_limit) if method == "disk" else {}
+            if margin is not None:
+                kw["margin"] = margin
             t = mt.tier(model, opt, budget=budget, **kw)
         gen = torch.Generator(device="cuda").manual_seed(a.seed)
         times, losses = [], []
