@@ -379,6 +379,9 @@ def main():
                      f"profiles {st['act_profiles']}")
         line += (f"; at the cap: {st.get('pressure_waits', 0)} retries, {st.get('pressure_s', 0.0):.2f} s, "
                  f"{st.get('reclaimed_bytes', 0) / GIB:.2f} GiB taken back")
+        if "act_reclaimed_fwd_bytes" in st:
+            line += (f" ({st['act_reclaimed_fwd_bytes'] / GIB:.2f} in forwards, {st['act_reclaimed_bwd_bytes'] / GIB:.2f} "
+                     f"after them), prefetches deferred {st.get('act_prefetch_deferred', 0)}")
         print(line)
         pt = r.get("profile_times")
         if pt and pt.get("predicted_ms") is not None:

@@ -136,6 +136,10 @@ class ResidencyMover:
     def settle(self):
         self._res.settle(device=self.device)
 
+    def reclaimed_bytes(self):
+        """Bytes the engine has taken back under memory pressure so far (restores issued ahead, spares)."""
+        return self._res.residency_stats(device=self.device)["reclaimed_bytes"]
+
     def gpu_bytes(self):
         """Bytes of live allocations on the GPU now (allocated, less what is evicted)."""
         from . import _default
@@ -228,7 +232,9 @@ class ActivationTiering:
         self._reset()
         self.st = dict(act_iterations=0, act_profiles=0, act_mismatches=0, act_evictions=0, act_evicted_bytes=0,
                        act_restores_planned=0, act_restores_on_demand=0, act_late_uses=0, act_restored_bytes=0,
-                       act_passive=0, act_aborted=0, act_returned_at_end=0, act_covered=0, act_prefetch_deferred=0)
+                       act_passive=0, act_aborted=0, act_returned_at_end=0, act_covered=0, act_prefetch_deferred=0,
+                       act_reclaimed_fwd_bytes=0, act_reclaimed_bwd_bytes=0)
+        self._reclaimed_mark = None  # the engine's reclaimed bytes at the forward's start, then at its end
         start = self._on_start if _takes("register_forward_pre_hook", "with_kwargs") else self._on_start_args
         kw = dict(with_kwargs=True) if start == self._on_start else {}
         self._handles = [model.register_forward_pre_hook(start, **kw)]
@@ -277,6 +283,7 @@ class ActivationTiering:
         self._in_forward = True
         self._exc_at_start = sys.exc_info()[1]  # a forward run inside an except block is not an abort
         self.st["act_iterations"] += 1
+        self._reclaimed_mark = self._reclaimed()
         sig = self._signature(args, kwargs)
         self._sig = sig
         self._plan = self._plans.get(sig)
@@ -354,6 +361,7 @@ class ActivationTiering:
             self.finish()
             return
         self._fwd_end_counter = self._counter
+        self._count_reclaimed("act_reclaimed_fwd_bytes")
         if self.timeline is not None:
             self._mark("end", self._counter)
         if self._plan is None:
@@ -500,6 +508,7 @@ class ActivationTiering:
         if not self._active:
             return
         self._active = False
+        self._count_reclaimed("act_reclaimed_bwd_bytes" if self._fwd_end_counter is not None else "act_reclaimed_fwd_bytes")
         if self._hooks_ctx is not None:  # a forward that never reached its end (torch without always_call)
             self._hooks_ctx.__exit__(None, None, None)
             self._hooks_ctx = None
@@ -530,6 +539,18 @@ class ActivationTiering:
                 self.st["act_returned_at_end"] += 1
         self._ahead_bytes = 0
         self._ahead = []
+
+    def _reclaimed(self):
+        f = getattr(self.mover, "reclaimed_bytes", None)  # a stand-in mover may have none
+        return f() if f is not None else None
+
+    def _count_reclaimed(self, key):
+        """Adds what the engine took back under pressure since the last mark to `key` (the forward's
+        share, then backward's and the rest of the iteration's): where the plan left too little room."""
+        now = self._reclaimed()
+        if now is not None and self._reclaimed_mark is not None:
+            self.st[key] += now - self._reclaimed_mark
+        self._reclaimed_mark = now
 
     def _make_plan(self):
         end = self._fwd_end_counter

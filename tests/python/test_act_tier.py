@@ -238,13 +238,17 @@ class SparePressureMover(PoisonMover):
 
     def __init__(self):
         super().__init__()
-        self.spared, self.taken = 0, {}
+        self.spared, self.taken, self.taken_bytes = 0, {}, 0
 
     def spare(self, key, t):
         self.spared += 1
         self.evict(key, t)
         self.taken[key] = t
+        self.taken_bytes += storage_of(t)[1]
         return True
+
+    def reclaimed_bytes(self):
+        return self.taken_bytes
 
     def ready(self, key):
         t = self.taken.pop(key, None)
@@ -259,6 +263,8 @@ def test_kept_activations_are_spare_and_come_back_when_taken():
     some = _train(True, keep=40 << 10, mover=mover)
     _same(some, plain)
     assert mover.spared > 0 and not mover.taken, "every spare storage taken came back at its read"
+    st = some[2].st  # the pressure is counted where it came: here at the spare marks, in the forwards
+    assert st["act_reclaimed_fwd_bytes"] == mover.taken_bytes > 0 and st["act_reclaimed_bwd_bytes"] == 0
 
 
 def test_keep_bytes_keeps_the_latest_used():
