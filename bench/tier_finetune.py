@@ -344,7 +344,7 @@ def main():
     results = []
     for name in a.configs.split(","):
         if config(name) is None:
-            sys.exit(f"unknown config {name!r}; known: {', '.join(CONFIGS)}, tier<GiB>[_ckpt][_disk], ckpt_cap<GiB>")
+            sys.exit(f"unknown config {name!r}; known: {', '.join(CONFIGS)}, tier<GiB>[_ckpt][_disk][_m<MiB>], ckpt_cap<GiB>")
         cmd = [sys.executable, __file__, "--run", name] + [f"--{k.replace('_', '-')}={v}" for k, v in vars(a).items()
                                                             if k not in ("run", "configs", "out")]
         p = subprocess.run(cmd, capture_output=True, text=True)
