@@ -93,20 +93,18 @@ class CpuAdam:
 
 
 def config(name):
-    """A configuration by name: CONFIGS, or the pattern tier<GiB>[_ckpt][_disk][_m<MiB>] (memlake, tier()
-    with that budget; _m: tier()'s margin, the reserve its plan keeps under the budget), ckpt_cap<GiB>
-    (native, checkpointing, capped)."""
+    """A configuration by name, as CONFIGS' tuple and tier()'s margin in bytes (None: its default):
+    CONFIGS, or the pattern tier<GiB>[_ckpt][_disk][_m<MiB>] (memlake, tier() with that budget; _m: its
+    margin, the reserve its plan keeps under the budget), ckpt_cap<GiB> (native, checkpointing, capped)."""
     if name in CONFIGS:
-        return CONFIGS[name]
+        return CONFIGS[name] + (None,)
     m = re.fullmatch(r"tier(\d+)(_ckpt)?(_disk)?(?:_m(\d+))?", name)
     if m:
-        method = "disk" if m.group(3) else None
-        if m.group(4):
-            method = (method, int(m.group(4)) << 20)
-        return ("memlake", bool(m.group(2)), int(m.group(1)), f"{m.group(1)}G", method)
+        return ("memlake", bool(m.group(2)), int(m.group(1)), f"{m.group(1)}G", "disk" if m.group(3) else None,
+                int(m.group(4)) << 20 if m.group(4) else None)
     m = re.fullmatch(r"ckpt_cap(\d+)", name)
     if m:
-        return ("native", True, int(m.group(1)), None, None)
+        return ("native", True, int(m.group(1)), None, None, None)
     return None
 
 
@@ -222,10 +220,7 @@ def run_one(name, a):
     # Every configuration alike: deterministic kernels where PyTorch has them
     # (warn only where it has none), so the losses can be compared.
     torch.use_deterministic_algorithms(True, warn_only=True)
-    allocator, ckpt, cap, budget, method = config(name)
-    margin = None
-    if isinstance(method, tuple):
-        method, margin = method
+    allocator, ckpt, cap, budget, method, margin = config(name)
     out = dict(config=name, model=a.model, allocator=allocator, checkpointing=ckpt, cap_gib=cap, method=method,
                steps=a.steps)
     if allocator == "memlake":
