@@ -32,7 +32,7 @@ struct Rig {
   PinLimit* pins;
   prim::FaultyBackend* faulty;
   std::unique_ptr<core::DeviceAllocator> dev;
-  explicit Rig(std::size_t handle_pages = 4) {
+  explicit Rig(std::size_t handle_pages = 4, bool tail_share = false) {
     auto h = std::make_unique<prim::HostBackend>(0, kPage, 0);
     host = h.get();
     auto p = std::make_unique<PinLimit>(std::move(h));
@@ -43,6 +43,7 @@ struct Rig {
     o.backend = "host";
     o.small_max = kPage / 4;
     o.handle_size = handle_pages * kPage;
+    o.tail_share = tail_share;
     dev = std::make_unique<core::DeviceAllocator>(std::move(f), o);
   }
   prim::Backend& be() { return dev->backend(); }
@@ -856,6 +857,140 @@ TEST(Residency, RandomRoundTripsKeepEveryByte) {
   r.dev->check();
 }
 
+// Page tails (docs/design/allocator.md): an allocation begins in the last
+// page of the one made before it, where the pages after that one are free.
+TEST(PageTails, NeighboursShareABoundaryPageAndEachKeepsItsBytes) {
+  Rig r(1, true);
+  const std::size_t n = 2 * kPage + kPage / 4;
+  Buf a = make(r, n, 0, 1), b = make(r, n, 0, 2), c = make(r, n, 0, 3);
+  const auto pa = reinterpret_cast<std::uintptr_t>(a.p);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(b.p), pa + n) << "b begins where a ends";
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(c.p), pa + 2 * n);
+  EXPECT_EQ(r.dev->stats().allocated.current, 7 * kPage) << "3 x 2.25 pages in 7 pages, not 9";
+  fill(r.be(), a.p, a.n, a.seed);  // b's fill wrote into a's last page only past a's end
+  for (const Buf& x : {a, b, c}) EXPECT_TRUE(holds(r.be(), x.p, x.n, x.seed));
+  r.dev->check();
+  r.dev->free(b.p);  // b's own pages go back; its last page (c's first) stays c's
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  EXPECT_TRUE(holds(r.be(), c.p, c.n, c.seed));
+  r.dev->check();
+  r.dev->free(a.p);
+  EXPECT_TRUE(holds(r.be(), c.p, c.n, c.seed));
+  r.dev->check();
+  r.dev->free(c.p);
+  r.dev->check();
+  EXPECT_EQ(r.dev->stats().allocated.current, 0u);
+}
+
+TEST(PageTails, OffWhenDisabledAndNotAcrossStreams) {
+  Rig r(1, true);
+  const std::size_t n = 2 * kPage + kPage / 4;
+  void* a = r.dev->alloc(n, nullptr);
+  void* b = r.dev->alloc(n, reinterpret_cast<prim::Stream>(0x1));  // another stream: a page of its own
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(b) % kPage, 0u);
+  r.dev->free(a);
+  r.dev->free(b);
+  r.dev->check();
+  Options o;
+  o.backend = "host";
+  o.small_max = kPage / 4;
+  o.handle_size = 0;
+  o.tail_share = false;
+  core::DeviceAllocator d(std::make_unique<prim::HostBackend>(0, kPage, 0), o);
+  void* x = d.alloc(n, nullptr);
+  void* y = d.alloc(n, nullptr);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(y) % kPage, 0u);
+  EXPECT_EQ(d.stats().allocated.current, 6 * kPage);
+  d.free(x);
+  d.free(y);
+  d.check();
+}
+
+TEST(PageTails, EvictingANeighbourLeavesTheSharedPageAndEveryByte) {
+  Rig r(1, true);
+  const std::size_t n = 2 * kPage + kPage / 4;
+  Buf a = make(r, n, 0, 1), b = make(r, n, 0, 2), c = make(r, n, 0, 3);
+  fill(r.be(), a.p, a.n, a.seed);
+  auto all_hold = [&](std::initializer_list<const Buf*> xs) {
+    for (const Buf* x : xs) EXPECT_TRUE(holds(r.be(), x->p, x->n, x->seed));
+  };
+  r.dev->evict(b.p, Mode::offload);  // its pages alone leave: a's last page (its first bytes) stays
+  all_hold({&a, &c});
+  r.dev->check();
+  r.dev->restore(b.p);
+  all_hold({&a, &b, &c});
+  r.dev->evict(a.p, Mode::offload);  // a's last page stays for b
+  all_hold({&b, &c});
+  r.dev->free(b.p);  // b's last page goes to c; a keeps its (mapped) last page while evicted
+  all_hold({&c});
+  r.dev->check();
+  r.dev->restore(a.p);
+  all_hold({&a, &c});
+  r.dev->evict(c.p, Mode::offload);  // c holds the page it began in now: it leaves too
+  r.dev->free(a.p);
+  r.dev->check();
+  r.dev->restore(c.p);
+  all_hold({&c});
+  r.dev->evict(c.p, Mode::discard);
+  r.dev->free(c.p);  // freed while evicted
+  r.dev->check();
+  EXPECT_EQ(r.dev->stats().allocated.current, 0u);
+}
+
+TEST(PageTails, RandomNeighboursKeepEveryByteThroughMovesAndFrees) {
+  std::mt19937_64 rng(20261207);
+  for (std::size_t handle_pages : {1, 4}) {
+    Rig r(handle_pages, true);
+    struct B {
+      Buf b;
+      bool out = false;
+    };
+    std::vector<B> live;
+    std::uint64_t seed = 1;
+    for (int step = 0; step < 600; ++step) {
+      const int op = static_cast<int>(rng() % 10);
+      SCOPED_TRACE("handle pages " + std::to_string(handle_pages) + " step " + std::to_string(step) + " op " +
+                   std::to_string(op));
+      if (op < 4 || live.empty()) {
+        const std::size_t n = kPage / 2 + rng() % (6 * kPage);
+        live.push_back({make(r, n, 0, seed++)});
+      } else if (op < 6) {
+        const std::size_t i = rng() % live.size();
+        r.dev->free(live[i].b.p);
+        live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+      } else if (op < 8) {
+        B& x = live[rng() % live.size()];
+        if (x.out) {
+          r.dev->restore(x.b.p);
+          x.out = false;
+        } else if (x.b.n > kPage / 4) {
+          r.dev->evict(x.b.p, Mode::offload);
+          x.out = true;
+        }
+      } else if (op == 8) {
+        B& x = live[rng() % live.size()];
+        if (!x.out) {
+          x.b.seed = seed++;
+          fill(r.be(), x.b.p, x.b.n, x.b.seed);
+        }
+      } else if (rng() % 4 == 0) {
+        r.dev->sleep(Mode::offload);
+        r.dev->wake();
+      }
+      for (const B& x : live)
+        if (!x.out) ASSERT_TRUE(holds(r.be(), x.b.p, x.b.n, x.b.seed));
+      std::string why;
+      ASSERT_EQ(error_of([&] { r.dev->check(); }, &why), Errc::ok) << why;
+    }
+    for (B& x : live) {
+      if (x.out) r.dev->restore(x.b.p);
+      EXPECT_TRUE(holds(r.be(), x.b.p, x.b.n, x.b.seed));
+      r.dev->free(x.b.p);
+    }
+    r.dev->check();
+  }
+}
+
 // The same round trip on every backend (the cuda instance runs on a GPU).
 class ResidencyBackend : public BackendTest {};
 
@@ -1048,8 +1183,8 @@ TEST(Residency, RandomPrefetchesUnderPressureKeepEveryByte) {
       ASSERT_LE(st.ahead_now, ahead);
       ASSERT_GE(st.evicted_now + st.leaving_now, out);
       ASSERT_LE(st.evicted_now + st.leaving_now, out + ahead);
-      if (error_of([&] { r.dev->check(); }) != Errc::ok) {
-        ADD_FAILURE() << "check failed at run " << run << " step " << step << " op " << op;
+      if (std::string why; error_of([&] { r.dev->check(); }, &why) != Errc::ok) {
+        ADD_FAILURE() << "check failed at run " << run << " step " << step << " op " << op << ": " << why;
         return;
       }
     }

@@ -101,17 +101,109 @@ void* Allocator::alloc_tagged(std::size_t size, Tag tag, AllocInfo* out, std::ui
   const std::size_t pages = (size + page - 1) / page;
   if (pages > std::numeric_limits<std::uint32_t>::max())
     throw_error(Errc::invalid_argument, "alloc of " + format_bytes(size) + ": too many pages");
+  // Page tails: after a recent allocation of this stream whose last page has room, where the
+  // pages after it are free (no driver call; the slow path below may grow its view instead).
+  if (!tails_.empty())
+    if (const std::uintptr_t p = alloc_in_tail(size, tag, false, info, label)) {
+      if (out) *out = info;
+      return reinterpret_cast<void*>(p);
+    }
   Span s;
+  TailRequest tail{label};
   if (auto e = parked_.take(static_cast<std::uint32_t>(pages), tag)) {  // freed a moment ago by this stream
     s = e->span;
     info.path = pool_.view_stitched(s.view) ? Path::fit_stitched : Path::fit;
   } else {
-    s = acquire(static_cast<std::uint32_t>(pages), tag, size, info);
+    s = acquire(static_cast<std::uint32_t>(pages), tag, size, info, false, opts_.tail_share ? &tail : nullptr);
+    if (tail.ptr) {
+      if (out) *out = info;
+      return reinterpret_cast<void*>(tail.ptr);
+    }
   }
   info.rounded = static_cast<std::size_t>(s.count) * page;  // whole pages: large handles may round further
-  records_.insert(s.va, Record{size, tag, nullptr, s, label});
+  Record rec{size, tag, nullptr, s, label};
+  rec.slots = s.count;
+  records_.insert(s.va, rec);
+  push_tail(s.va);
   if (out) *out = info;
   return reinterpret_cast<void*>(s.va);
+}
+
+namespace {
+constexpr std::uintptr_t kTailAlign = 512;  // where an allocation in a page tail begins (PyTorch's alignment)
+std::uintptr_t tail_start(std::uintptr_t ptr, std::size_t requested) {
+  return (ptr + requested + kTailAlign - 1) & ~(kTailAlign - 1);
+}
+}  // namespace
+
+Span Allocator::slots_span(const Span& in, std::uint32_t first, std::uint32_t count) const {
+  const std::uintptr_t view_va = in.va - static_cast<std::uintptr_t>(in.first) * pool_.page_size();
+  return Span{in.view, first, count, view_va + static_cast<std::uintptr_t>(first) * pool_.page_size()};
+}
+
+Span Allocator::alone(const Record& r) const {
+  if (!r.next) return r.span;
+  const std::uint32_t k = pool_.page_slots(r.span.view, r.span.first + r.span.count - 1);  // its last page
+  return slots_span(r.span, r.span.first, r.span.count - k);
+}
+
+std::uintptr_t Allocator::tail_of(std::uintptr_t ptr, const Record& r) const {
+  // Where a neighbour may begin: past its bytes, inside its last page (a span
+  // that overshoots by more, through a large free page taken whole, shares nothing).
+  if (r.block || r.evicted || r.span.count == 0) return 0;
+  const std::size_t page = pool_.page_size();
+  const std::uintptr_t end = r.span.va + static_cast<std::size_t>(r.span.count) * page;
+  const std::uintptr_t last = end - static_cast<std::size_t>(pool_.page_slots(r.span.view, r.span.first + r.span.count - 1)) * page;
+  const std::uintptr_t start = tail_start(ptr, r.requested);
+  return start > last && start < end ? start : 0;
+}
+
+void Allocator::push_tail(std::uintptr_t ptr) {
+  if (!opts_.tail_share) return;
+  const Record* r = records_.find(ptr);
+  if (!r || !tail_of(ptr, *r)) return;  // no tail to share
+  tails_.erase(std::remove(tails_.begin(), tails_.end(), ptr), tails_.end());
+  if (tails_.size() == kTails) tails_.erase(tails_.begin());
+  tails_.push_back(ptr);
+}
+
+std::uintptr_t Allocator::alloc_in_tail(std::size_t size, Tag tag, bool may_map, AllocInfo& info, std::uint16_t label) {
+  // The newest candidates first: an allocation made just before this one on
+  // the same stream (a model's weights as they load, a step's activations)
+  // ends where this one can begin. One that saves no page is not taken.
+  const std::size_t page = pool_.page_size();
+  const auto n = static_cast<std::uint32_t>((size + page - 1) / page);
+  for (std::size_t i = tails_.size(); i-- > 0;) {
+    const std::uintptr_t a = tails_[i];
+    Record* r = records_.find(a);
+    const std::uintptr_t start = r && !r->next ? tail_of(a, *r) : 0;
+    if (!start) {  // its tail is gone (freed, taken, unmapped)
+      tails_.erase(tails_.begin() + static_cast<std::ptrdiff_t>(i));
+      continue;
+    }
+    const std::size_t room = r->span.va + static_cast<std::size_t>(r->span.count) * page - start;
+    // A request that would lie inside the tail is left to the slabs or a page of its own.
+    if (r->readonly || r->tag != tag || size <= room) continue;
+    const auto m = static_cast<std::uint32_t>((size - room + page - 1) / page);
+    if (m >= n) continue;
+    TakeInfo ti;
+    const auto s = pool_.take_after(r->span.view, r->span.first + r->span.count, m, n - 1, tag, may_map,
+                                    may_map && opts_.stitch ? m : 0, &ti);
+    if (!s) continue;
+    r->next = start;  // before the insert, which may move records
+    Record rec{size, tag, nullptr, *s, label};
+    rec.prev = a;
+    rec.slots = s->count;
+    records_.insert(start, rec);
+    tails_.erase(tails_.begin() + static_cast<std::ptrdiff_t>(i));
+    push_tail(start);
+    info.rounded = static_cast<std::size_t>(s->count) * page;
+    info.pages_created = ti.pages_created;
+    info.pages_reused = ti.pages_reused;
+    info.path = ti.pages_created ? Path::grown : may_map ? Path::stitched : ti.stitched_view ? Path::fit_stitched : Path::fit;
+    return start;
+  }
+  return 0;
 }
 
 bool Allocator::settle_others(Tag tag, bool block) {
@@ -157,7 +249,9 @@ void* Allocator::alloc_safe(std::size_t size, Tag tag, AllocInfo& info) {
   const std::uintptr_t end = s.va + info.rounded;
   const std::uintptr_t p = opts_.guard ? end - r : s.va;
   if (opts_.guard) fault::add_guard(end, end + page, p, size);
-  records_.insert(p, Record{size, tag, nullptr, s});
+  Record rec{size, tag, nullptr, s};
+  rec.slots = s.count;
+  records_.insert(p, rec);
   return reinterpret_cast<void*>(p);
 }
 
@@ -186,7 +280,7 @@ void Allocator::free_safe(std::uintptr_t ptr, const Record& r) {
   }
 }
 
-Span Allocator::acquire(std::uint32_t n, Tag tag, std::size_t request, AllocInfo& info, bool fresh) {
+Span Allocator::acquire(std::uint32_t n, Tag tag, std::size_t request, AllocInfo& info, bool fresh, TailRequest* tail) {
   TakeInfo ti;
   auto fit = [&]() -> std::optional<Span> {
     if (fresh) return std::nullopt;
@@ -239,6 +333,9 @@ Span Allocator::acquire(std::uint32_t n, Tag tag, std::size_t request, AllocInfo
     // cuMemSetAccess), a page re-mapped by a repair about 59 us (cuMemUnmap
     // first): a repair of r pages wins when 59 r < 38 x the alternative,
     // i.e. r < about 2/3 of it.
+    // Growing the view of a recent allocation behind it first: the new pages
+    // continue its page tail (page tails; maps no more than an extension).
+    if (tail && !fresh && (tail->ptr = alloc_in_tail(request, tag, true, info, tail->label)) != 0) return Span{};
     std::optional<Span> ext;
     if (opts_.stitch && !fresh && !tracker_.frozen()) {  // a repair unmaps: not during a capture
       const std::uint32_t extension = pool_.extension_maps(n, tag).value_or(n);
@@ -321,24 +418,49 @@ FreeInfo Allocator::free(void* ptr) {
     free_safe(reinterpret_cast<std::uintptr_t>(ptr), r);
     return FreeInfo{r.requested, static_cast<std::size_t>(r.span.count) * pool_.page_size()};
   }
-  if (r.evicted) {  // no pages to give back: its address becomes free with its view
-    pool_.drop_evicted(r.span);
-    return FreeInfo{r.requested, static_cast<std::size_t>(r.span.count) * pool_.page_size(), true};
+  if (!r.block) return free_large(r);
+  tracker_.note_free(r.tag);
+  FreeInfo fi{r.requested, small_.size(r.block)};
+  small_.free(r.block);
+  return fi;
+}
+
+FreeInfo Allocator::free_large(Record& r) {
+  const FreeInfo fi{r.requested, static_cast<std::size_t>(r.slots) * pool_.page_size(), r.evicted};
+  if (r.readonly)  // its pages serve others next
+    pool_.protect_span(slots_span(r.span, r.ro_first, r.ro_count), prim::Access::read_write);
+  // Page tails: the last page goes to the allocation that begins in it; the
+  // one this began in has its tail back.
+  const Span a = alone(r);
+  if (r.next) {
+    Record* n = records_.find(r.next);
+    n->span = slots_span(r.span, a.first + a.count, n->span.count + (r.span.count - a.count));
+    n->prev = 0;
   }
-  if (r.readonly) pool_.protect_span(r.span, prim::Access::read_write);  // its pages serve others next
-  const std::uint64_t seq = tracker_.note_free(r.tag);
-  FreeInfo fi{r.requested, 0};
-  if (r.block) {
-    fi.rounded = small_.size(r.block);
-    small_.free(r.block);
-  } else {
-    fi.rounded = static_cast<std::size_t>(r.span.count) * pool_.page_size();
-    if (parked_.enabled()) {
-      parked_.put(SpanCache::Entry{r.span, r.tag, seq}, unparked_);
-      give_back_all(unparked_);  // what the cache pushed out
-    } else {
-      pool_.give_back(r.span, r.tag, seq);
+  if (r.prev) {
+    records_.find(r.prev)->next = 0;
+    push_tail(r.prev);
+  }
+  if (r.evicted) {
+    // Its evicted slots are holes; what it holds mapped besides (a page taken
+    // over from `prev` since, its last page if `next` is gone) goes back.
+    const Span e = slots_span(r.span, r.ev_first, r.ev_count);
+    const Span before = slots_span(r.span, a.first, e.first - a.first);
+    const Span after = slots_span(r.span, e.first + e.count, a.first + a.count - (e.first + e.count));
+    if (before.count || after.count) {
+      const std::uint64_t seq = tracker_.note_free(r.tag);
+      pool_.give_back(before, r.tag, seq, false);
+      pool_.give_back(after, r.tag, seq, false);
     }
+    pool_.drop_evicted(e);  // its address becomes free with its view
+    return fi;
+  }
+  const std::uint64_t seq = tracker_.note_free(r.tag);
+  if (parked_.enabled() && a.count == r.span.count) {
+    parked_.put(SpanCache::Entry{a, r.tag, seq}, unparked_);
+    give_back_all(unparked_);  // what the cache pushed out
+  } else {
+    pool_.give_back(a, r.tag, seq);  // may be empty: its one page went to `next`
   }
   return fi;
 }
@@ -384,24 +506,29 @@ Allocator::Record& Allocator::large_record(void* ptr, const char* what) {
   return *r;
 }
 
-Resident Allocator::as_resident(const Record& r) const {
-  return Resident{r.span.va, r.requested, static_cast<std::size_t>(r.span.count) * pool_.page_size(), r.label,
+Resident Allocator::as_resident(std::uintptr_t ptr, const Record& r) const {
+  return Resident{ptr, r.requested, static_cast<std::size_t>(r.span.count) * pool_.page_size(), r.label,
                   r.evicted, r.readonly, tracker_.stream_of(r.tag)};
 }
 
 void Allocator::residents(std::vector<Resident>& out) const {
-  records_.for_each([&](std::uintptr_t, const Record& r) {
-    if (!r.block && !safe_) out.push_back(as_resident(r));
+  records_.for_each([&](std::uintptr_t p, const Record& r) {
+    if (!r.block && !safe_) out.push_back(as_resident(p, r));
   });
 }
 
 std::size_t Allocator::evict(void* ptr, bool release) {
   Record& r = large_record(ptr, "evict");
-  if (r.evicted) throw_error(Errc::invalid_argument, "evict(" + hex_ptr(r.span.va) + "): already evicted");
+  if (r.evicted) throw_error(Errc::invalid_argument, "evict(" + hex_ptr(reinterpret_cast<std::uintptr_t>(ptr)) + "): already evicted");
   // A read-only span needs no access change first: evict_span unmaps its whole range, and
   // whatever maps its pages again (a restore, another view) sets the access it needs.
   // (The driver charges about 0.1 ms a call: a third of a repeat sleep of 20 GiB of weights.)
-  const std::size_t bytes = pool_.evict_span(r.span, release);
+  // Page tails: only the pages it holds alone leave (the last one stays while `next` begins in
+  // it; the protected ones are among them); the caller copies its bytes out and back whole.
+  const Span a = alone(r);
+  const std::size_t bytes = a.count ? pool_.evict_span(a, release) : 0;
+  r.ev_first = a.first;
+  r.ev_count = a.count;
   r.evicted = true;
   r.readonly = false;
   return bytes;
@@ -409,14 +536,12 @@ std::size_t Allocator::evict(void* ptr, bool release) {
 
 void Allocator::restore(void* ptr) {
   Record& r = large_record(ptr, "restore");
-  if (!r.evicted) throw_error(Errc::invalid_argument, "restore(" + hex_ptr(r.span.va) + "): not evicted");
+  if (!r.evicted) throw_error(Errc::invalid_argument, "restore(" + hex_ptr(reinterpret_cast<std::uintptr_t>(ptr)) + "): not evicted");
+  const Span e = slots_span(r.span, r.ev_first, r.ev_count);
   const std::size_t page = pool_.page_size();
-  // Free pages first; new memory for the rest, within the cap (restore_span
-  // counts what its fill really takes). When the device (or the cap) is
-  // full, the cache goes back to the driver first.
   auto attempt = [&] {
     const std::size_t left = cap_ ? (cap_ - std::min(cap_, pool_.reserved_bytes())) / page : SIZE_MAX;
-    pool_.restore_span(r.span, r.span.count, prim::Access::read_write, nullptr, left);
+    if (e.count) pool_.restore_span(e, e.count, prim::Access::read_write, nullptr, left);
   };
   unpark();
   try {
@@ -436,13 +561,20 @@ void Allocator::restore(void* ptr) {
 
 void Allocator::set_readonly(void* ptr, bool readonly) {
   Record& r = large_record(ptr, "set_readonly");
-  if (r.evicted) throw_error(Errc::invalid_argument, "set_readonly(" + hex_ptr(r.span.va) + "): evicted");
+  if (r.evicted) throw_error(Errc::invalid_argument, "set_readonly(" + hex_ptr(reinterpret_cast<std::uintptr_t>(ptr)) + "): evicted");
   if (r.readonly == readonly) return;
-  pool_.protect_span(r.span, readonly ? prim::Access::read : prim::Access::read_write);
+  // Page tails: the pages it holds alone (a page shared with a neighbour stays writable; no
+  // allocation begins in a read-only one's tail).
+  const Span a = readonly ? alone(r) : slots_span(r.span, r.ro_first, r.ro_count);
+  if (a.count) pool_.protect_span(a, readonly ? prim::Access::read : prim::Access::read_write);
+  r.ro_first = a.first;
+  r.ro_count = a.count;
   r.readonly = readonly;
 }
 
-Resident Allocator::resident(void* ptr) { return as_resident(large_record(ptr, "resident")); }
+Resident Allocator::resident(void* ptr) {
+  return as_resident(reinterpret_cast<std::uintptr_t>(ptr), large_record(ptr, "resident"));
+}
 
 Gauges Allocator::gauges() const {
   Gauges g;
@@ -472,10 +604,36 @@ void Allocator::check() const {
     if (r.block) {
       if (small_.ptr(r.block) != p) throw_error(Errc::internal, "record key differs from its block");
     } else {
-      const std::uintptr_t end = r.span.va + static_cast<std::size_t>(r.span.count) * pool_.page_size();
-      if (safe_ ? (p < r.span.va || p >= end) : r.span.va != p)
-        throw_error(Errc::internal, "record key differs from its span");
-      if (!r.evicted) spans.push_back(r.span);  // an evicted span holds no pages
+      const std::size_t page = pool_.page_size();
+      const std::uintptr_t end = r.span.va + static_cast<std::size_t>(r.span.count) * page;
+      bool at = safe_ ? p >= r.span.va && p < end : r.span.va == p;
+      if (!safe_ && r.prev) {  // page tails: it begins in prev's last page, its span after it
+        const Record* q = records_.find(r.prev);
+        at = q && q->next == p && q->span.view == r.span.view && q->span.first + q->span.count == r.span.first &&
+             p > r.prev && p < r.span.va && p >= tail_start(r.prev, q->requested);
+      } else if (!safe_ && p != r.span.va) {  // it took over the page it began in: its first (unless evicted: a hole)
+        const std::uint32_t k = pool_.page_slots(r.span.view, r.span.first);
+        at = p > r.span.va && p < r.span.va + static_cast<std::size_t>(k ? k : r.span.count) * page;
+      }
+      if (!at) throw_error(Errc::internal, "record key differs from its span");
+      if (r.next) {
+        const Record* q = records_.find(r.next);
+        if (!q || q->prev != p) throw_error(Errc::internal, "page tails: a neighbour's link is not mutual");
+      }
+      // Every byte it owns is mapped unless evicted; the page it began in stays mapped for it.
+      if (!safe_ && r.prev && pool_.page_slots(r.span.view, r.span.first - 1) == 0)
+        throw_error(Errc::internal, "page tails: the page an allocation begins in is not mapped");
+      for (std::uint32_t i = r.span.first; !safe_ && i < r.span.first + r.span.count; ++i) {
+        const bool hole = pool_.page_slots(r.span.view, i) == 0;
+        if (hole != (r.evicted && i >= r.ev_first && i < r.ev_first + r.ev_count))
+          throw_error(Errc::internal, "page tails: a slot of " + hex_ptr(p) + (hole ? " is not mapped" : " evicted is mapped"));
+      }
+      if (!r.evicted) {
+        spans.push_back(r.span);
+      } else {  // the evicted slots hold no pages; what it holds mapped besides does
+        spans.push_back(slots_span(r.span, r.span.first, r.ev_first - r.span.first));
+        spans.push_back(slots_span(r.span, r.ev_first + r.ev_count, r.span.first + r.span.count - (r.ev_first + r.ev_count)));
+      }
     }
   });
   for (const SpanCache::Entry& e : parked_.entries()) spans.push_back(e.span);  // BUSY in the pool, owned by no record

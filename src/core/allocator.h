@@ -161,12 +161,40 @@ class Allocator final : private SlabSource {
     std::uint16_t label = 0;
     bool evicted = false;     // pages unmapped, address kept
     bool readonly = false;    // mapped read-only (restored weights)
+    // Page tails (tail_share, docs/design/allocator.md): `prev` is the live allocation in whose
+    // last page this one begins (its span then starts at the page after it); `next` the one that
+    // begins in this one's last page (that page stays this span's; it goes to `next` when this
+    // one is freed). 0: none.
+    std::uintptr_t prev = 0, next = 0;
+    std::uint32_t slots = 0;  // slots taken at alloc (the statistics' rounded size)
+    std::uint32_t ev_first = 0, ev_count = 0;  // evicted: the slots it held alone, unmapped
+    std::uint32_t ro_first = 0, ro_count = 0;  // readonly: the slots it held alone, protected
   };
   Record& large_record(void* ptr, const char* what);
-  Resident as_resident(const Record& r) const;
+  Resident as_resident(std::uintptr_t ptr, const Record& r) const;
+  // Page tails: an allocation that begins in the last page of a recent one of
+  // the same stream, taking the pages after it (may_map: extending its view).
+  // 0 if no candidate saves a page.
+  std::uintptr_t alloc_in_tail(std::size_t size, Tag tag, bool may_map, AllocInfo& info, std::uint16_t label);
+  void push_tail(std::uintptr_t ptr);
+  // Where an allocation may begin in r's last page (0: nowhere).
+  std::uintptr_t tail_of(std::uintptr_t ptr, const Record& r) const;
+  // Slots [first, first + count) of the view of `in` (first may lie before in.first).
+  Span slots_span(const Span& in, std::uint32_t first, std::uint32_t count) const;
+  // The slots of r's span it holds alone (all but the last page while `next` begins in it).
+  Span alone(const Record& r) const;
+  FreeInfo free_large(Record& r);
 
   // fresh: a new view of its own (memory-safety modes), never a cached one.
-  Span acquire(std::uint32_t pages, Tag tag, std::size_t request, AllocInfo& info, bool fresh = false);
+  // tail: before stitching, a page tail may be continued instead (alloc_in_tail
+  // with may_map): then tail->ptr is the allocation, made and recorded, and the
+  // returned span is empty.
+  struct TailRequest {
+    std::uint16_t label = 0;
+    std::uintptr_t ptr = 0;
+  };
+  Span acquire(std::uint32_t pages, Tag tag, std::size_t request, AllocInfo& info, bool fresh = false,
+               TailRequest* tail = nullptr);
   void* alloc_safe(std::size_t size, Tag tag, AllocInfo& info);
   void free_safe(std::uintptr_t ptr, const Record& r);
   bool settle_others(Tag tag, bool block);
@@ -193,6 +221,8 @@ class Allocator final : private SlabSource {
   std::deque<std::pair<std::uintptr_t, std::size_t>> quarantined_;  // VA kept unmapped, oldest first
   std::uint64_t frees_ = 0;
   std::vector<prim::Stream> capturing_;  // streams under capture (set_capturing)
+  std::vector<std::uintptr_t> tails_;    // page tails: recent large allocations, newest last (kTails at most)
+  static constexpr std::size_t kTails = 8;
   bool capture_guard_ = false;
 };
 

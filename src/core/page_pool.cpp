@@ -505,7 +505,7 @@ Span PagePool::take_stitched(std::uint32_t n, Tag tag, std::uint32_t reuse_max, 
   n = std::max(n, reused);  // free pages larger than the rest of the request: the span takes them whole
   // Reserve twice the range: a later, larger request may extend this view
   // at its tail (take_extended) instead of stitching a whole new one.
-  const std::uint32_t capacity = n <= (1u << 30) ? 2 * n : n;
+  const std::uint32_t capacity = n <= (1u << 30) ? std::max(2 * n, kMinViewSlots) : n;
   // With large handles, views start on a large handle's boundary, so that the
   // large handles a growth maps first lie aligned to their size.
   const std::size_t handle = static_cast<std::size_t>(handle_slots_) * page_;
@@ -556,7 +556,11 @@ std::optional<std::uint32_t> PagePool::extension_maps(std::uint32_t n, Tag tag) 
 std::optional<Span> PagePool::take_extended(std::uint32_t n, Tag tag, std::uint32_t reuse_max, TakeInfo* info) {
   const std::optional<RunKey> best = best_extension(n, tag);
   if (!best) return std::nullopt;
-  const RunKey k = *best;
+  return extend_run(*best, n, tag, reuse_max, std::numeric_limits<std::uint32_t>::max(), info);
+}
+
+std::optional<Span> PagePool::extend_run(const RunKey& k, std::uint32_t n, Tag tag, std::uint32_t reuse_max,
+                                         std::uint32_t max_cover, TakeInfo* info) {
   const std::uint32_t extra = n - k.len;
   View& w0 = views_[k.view];
   const std::uint32_t m = next_mark();
@@ -568,13 +572,42 @@ std::optional<Span> PagePool::take_extended(std::uint32_t n, Tag tag, std::uint3
   // only because this view already maps them, a fresh stitch is better.
   if (reused < std::min(reuse_max, extra) && usable_free_pages(tag) > k.len + reused) return std::nullopt;
   const std::uint32_t ext = std::max(extra, reused);  // a larger free page is taken whole
-  if (k.start + k.len + ext > w0.capacity) return std::nullopt;
+  if (k.start + k.len + ext > w0.capacity || k.len + ext > max_cover) return std::nullopt;
   const std::uint32_t from = static_cast<std::uint32_t>(w0.slots.size());
   const auto reused_pages = static_cast<std::uint32_t>(chosen.size());
   chosen = map_pages(w0.va + static_cast<std::size_t>(from) * page_, std::move(chosen), ext);
   attach(k.view, from, chosen, reused_pages);
   if (info) *info = TakeInfo{views_[k.view].stitched, reused, ext - reused};
   return mark_busy(k.view, k.start, k.len + ext);
+}
+
+std::uint32_t PagePool::page_slots(ViewId v, std::uint32_t i) const {
+  const View& w = views_[v];
+  return i < w.slots.size() && w.slots[i] != kHole ? pages_[w.slots[i]].k : 0;
+}
+
+std::optional<Span> PagePool::take_after(ViewId v, std::uint32_t at, std::uint32_t n, std::uint32_t max_cover, Tag tag,
+                                         bool may_map, std::uint32_t reuse_max, TakeInfo* info) {
+  const View& w = views_[v];
+  const auto size = static_cast<std::uint32_t>(w.slots.size());
+  if (!w.live || n == 0 || n > max_cover || at > size || !page_starts(w, at)) return std::nullopt;
+  // The free run starting at `at`, if `tag` may use it (a view's runs are sorted by start).
+  const auto it = std::lower_bound(w.runs.begin(), w.runs.end(), at,
+                                   [](const RunKey& k, std::uint32_t x) { return k.start < x; });
+  const std::uint32_t len =
+      it != w.runs.end() && it->start == at && (it->tag == tag || it->tag == kGlobal) ? it->len : 0;
+  if (len >= n) {  // mapped already: taken to the end of the page holding its last slot (runs hold whole pages)
+    std::uint32_t c = n;
+    while (at + c < size && w.slots[at + c] == w.slots[at + n - 1]) ++c;
+    if (c > max_cover) return std::nullopt;
+    if (info) *info = TakeInfo{w.stitched, 0, 0};
+    return mark_busy(v, at, c);
+  }
+  // Only a free run reaching the view's end grows, as take_extended grows one.
+  if (!may_map || at + len != size || w.holes != 0 || at + n > w.capacity ||
+      stranded_in(w.va, static_cast<std::size_t>(w.capacity) * page_))
+    return std::nullopt;
+  return extend_run(RunKey{tag, len, v, at}, n, tag, reuse_max, max_cover, info);
 }
 
 std::optional<Span> PagePool::take_repaired(std::uint32_t n, Tag tag, std::uint32_t reuse_max, std::uint32_t max_maps,
@@ -674,9 +707,13 @@ void PagePool::push_unsettled(Tag tag, const Unsettled& u) {
   unsettled_[tag].push_back(u);
 }
 
-void PagePool::give_back(const Span& s, Tag tag, std::uint64_t seq) {
+void PagePool::give_back(const Span& s, Tag tag, std::uint64_t seq, bool ends_span) {
   View& w = views_[s.view];
   if (!w.live || w.spans == 0 || s.first + s.count > w.slots.size()) broken("give_back of a span that is not live");
+  if (s.count == 0) {  // a span whose pages all went to a neighbour (page tails): only its count ends
+    if (ends_span && --w.spans == 0) idle(s.view);
+    return;
+  }
   bool aliased = false;
   for (std::uint32_t i = s.first; i < s.first + s.count; ++i) {
     Page& pg = pages_[w.slots[i]];
@@ -693,7 +730,7 @@ void PagePool::give_back(const Span& s, Tag tag, std::uint64_t seq) {
     w.last_free.push_back(LastFree{tag, seq});
   else
     lf->seq = seq;
-  if (--w.spans == 0) idle(s.view);
+  if (ends_span && --w.spans == 0) idle(s.view);
   reindex_window(s.view, s.first, s.first + s.count, true, tag);
   if (aliased) reindex_aliases(s.view, s.first, s.count, true, tag);
 }

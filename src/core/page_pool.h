@@ -118,8 +118,23 @@ class PagePool {
   // (it may still decline, see there).
   std::optional<std::uint32_t> extension_maps(std::uint32_t n, Tag tag) const;
 
+  // Slots [at, at + n) of view v, for an allocation that begins inside the
+  // last page of the live span ending at `at` (a page tail shared by
+  // neighbours, docs/design/allocator.md): taken when they are mapped FREE
+  // pages `tag` may use (covered to the end of the page holding the last
+  // one); else, with may_map, when the free slots from `at` reach the view's
+  // end, by extending the view as take_extended does (reuse_max free pages
+  // at most, new ones for the rest). Never more than max_cover slots.
+  // nullopt if neither applies; strong guarantee like take_stitched.
+  std::optional<Span> take_after(ViewId v, std::uint32_t at, std::uint32_t n, std::uint32_t max_cover, Tag tag,
+                                 bool may_map, std::uint32_t reuse_max, TakeInfo* info = nullptr);
+  // Slots of the page mapped at slot i of view v (0: a hole or past the end).
+  std::uint32_t page_slots(ViewId v, std::uint32_t i) const;
+
   // Pages of `s` become FREE, tagged `tag`, freed as number `seq` of it.
-  void give_back(const Span& s, Tag tag, std::uint64_t seq);
+  // ends_span: the view counts one live span less (false when `s` is one
+  // part of an allocation given back in parts; a part may be empty).
+  void give_back(const Span& s, Tag tag, std::uint64_t seq, bool ends_span = true);
 
   // Pages freed by `tag` with a number <= done become kGlobal.
   void settle(Tag tag, std::uint64_t done);
@@ -213,7 +228,10 @@ class PagePool {
  private:
   static constexpr PageId kHole = 0xffffffffu;
   static constexpr ViewId kNoView = 0xffffffffu;
-  static constexpr std::size_t kRepairTries = 4;  // idle views a repair tries before it gives way to a stitch
+  static constexpr std::size_t kRepairTries = 4;
+  // Slots of VA a new view reserves at least (twice its size otherwise): room
+  // for allocations made one after another to continue its page tails.
+  static constexpr std::uint32_t kMinViewSlots = 64;  // idle views a repair tries before it gives way to a stitch
   struct MapEntry {
     ViewId view;
     std::uint32_t slot;  // the page's first slot in that view
@@ -287,6 +305,9 @@ class PagePool {
   }
   void attach(ViewId v, std::uint32_t from, const std::vector<PageId>& pages, std::uint32_t reused);
   std::optional<RunKey> best_extension(std::uint32_t n, Tag tag) const;
+  // Grows free run k (ending at its view's last slot) to n slots at the view's tail.
+  std::optional<Span> extend_run(const RunKey& k, std::uint32_t n, Tag tag, std::uint32_t reuse_max,
+                                 std::uint32_t max_cover, TakeInfo* info);
   void reindex(ViewId v);
   // Re-index only the runs of v that touch slots [a, b), whose pages must
   // all be BUSY (!free_now) or all FREE with tag t.
