@@ -464,7 +464,7 @@ __all__ += ["share", "attach", "unshare", "content_id", "daemon_status"]
 
 from .residency import demote, evict, fetch, host_tier, ready, residency_stats, restore, settle, sleep, spare, tag, wake  # noqa: E402
 
-__all__ += ["tag", "sleep", "wake", "evict", "demote", "fetch", "restore", "settle", "spare", "host_tier",
+__all__ += ["tag", "sleep", "wake", "evict", "demote", "fetch", "restore", "ready", "settle", "spare", "host_tier",
             "residency_stats"]
 
 
