@@ -130,7 +130,6 @@ def _divergence(seq, log, seq_ref, log_ref, prompt):
     """Where two greedy runs part: the first generated step whose tokens differ (None: never), the
     largest logit difference before it, and the reference's margin between its top two logits
     there (a margin within that difference is a tie that rounding broke, not a wrong cache)."""
-    import torch
     gen, ref = seq[:, prompt:], seq_ref[:, prompt:]
     diff = (gen != ref).any(0).nonzero()
     k = int(diff[0]) if diff.numel() else None
@@ -158,7 +157,6 @@ def _gen(model, ids, cache, new, compiled, hook=None):
 
 def check(args):
     import torch
-    import memlake.torch as mt
     torch.backends.cuda.matmul.allow_tf32 = False
     for name, kvh in (("gqa", 2), ("mha", 4)):
         if args.models and name not in args.models.split(","):
@@ -298,7 +296,6 @@ def _reference_err(model, r):
 def errors_check(model, name):
     import torch
     import memlake
-    import memlake.torch as mt
     res = {"what": "errors", "model": name}
     cache = kv_cache(model, 2, 256, rows=[0])
     try:

@@ -34,7 +34,6 @@ its own:
     python3 bench/multi_process.py --backend host --parts pool,reclaim   # the no-GPU parts on the CPU
 """
 import argparse
-import ctypes
 import hashlib
 import json
 import os

@@ -65,6 +65,52 @@ TEST_P(CApiTest, AllocFreeStatsJson) {
   EXPECT_EQ(s.reserved_bytes.peak, 0u);
 }
 
+// The watermark measures what a stretch of work allocated and freed inside
+// itself (activation tiering's per-module transients) without touching the
+// peaks the user sees, and the user's peak reset leaves it alone.
+TEST_P(CApiTest, WatermarkIsApartFromThePeaks) {
+  auto allocated = [&] {
+    memlake_stats s{};
+    s.struct_size = sizeof s;
+    EXPECT_EQ(memlake_get_stats(a, 0, &s), MEMLAKE_OK);
+    return s.allocated_bytes;
+  };
+  memlake_stat w{1, 1};
+  ASSERT_EQ(memlake_watermark(a, 0, 0, &w), MEMLAKE_OK);  // a device never used
+  EXPECT_EQ(w.current, 0u);
+  EXPECT_EQ(w.peak, 0u);
+  void *p = nullptr, *q = nullptr, *r = nullptr;
+  ASSERT_EQ(memlake_alloc(a, 4 << 20, 0, nullptr, &p), MEMLAKE_OK) << memlake_last_error();
+  const std::uint64_t base = allocated().current;
+  ASSERT_EQ(memlake_watermark(a, 0, 1, &w), MEMLAKE_OK);  // read, then start a stretch here
+  EXPECT_EQ(w.current, base);
+  EXPECT_EQ(w.peak, base);
+  ASSERT_EQ(memlake_alloc(a, 8 << 20, 0, nullptr, &q), MEMLAKE_OK) << memlake_last_error();
+  const std::uint64_t high = allocated().current;
+  ASSERT_GT(high, base);
+  ASSERT_EQ(memlake_free(a, q, 0, nullptr), MEMLAKE_OK);
+  ASSERT_EQ(memlake_watermark(a, 0, 0, &w), MEMLAKE_OK);
+  EXPECT_EQ(w.current, base);
+  EXPECT_EQ(w.peak, high) << "what the stretch allocated and freed inside itself: peak - start";
+  ASSERT_EQ(memlake_watermark(a, 0, 1, &w), MEMLAKE_OK);  // a read without reset left it as it was
+  EXPECT_EQ(w.peak, high);
+  ASSERT_EQ(memlake_watermark(a, 0, 0, &w), MEMLAKE_OK);
+  EXPECT_EQ(w.peak, base) << "reset restarts the watermark at the current bytes";
+  EXPECT_EQ(allocated().peak, high) << "the watermark's reset leaves the user's peak alone";
+  // The other way round: the user's reset leaves the watermark alone.
+  ASSERT_EQ(memlake_alloc(a, 2 << 20, 0, nullptr, &r), MEMLAKE_OK) << memlake_last_error();
+  const std::uint64_t mid = allocated().current;
+  ASSERT_EQ(memlake_free(a, r, 0, nullptr), MEMLAKE_OK);
+  ASSERT_EQ(memlake_reset_peak_stats(a, 0), MEMLAKE_OK);
+  EXPECT_EQ(allocated().peak, base);
+  ASSERT_EQ(memlake_watermark(a, 0, 0, &w), MEMLAKE_OK);
+  EXPECT_EQ(w.peak, mid);
+  EXPECT_EQ(w.current, base);
+  EXPECT_EQ(memlake_watermark(nullptr, 0, 0, &w), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(memlake_watermark(a, 0, 0, nullptr), MEMLAKE_ERROR_INVALID_ARGUMENT);
+  ASSERT_EQ(memlake_free(a, p, 0, nullptr), MEMLAKE_OK);
+}
+
 TEST_P(CApiTest, FreeIfOwnedFreesOnlyLiveAllocationsAndLogsNothingOtherwise) {
   void* p = nullptr;
   void* q = nullptr;

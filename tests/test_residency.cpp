@@ -309,6 +309,30 @@ TEST(Residency, EvictKeepsPagesInThePoolAndRestoreBringsTheBytesBack) {
   r.dev->check();
 }
 
+// The watermark counts allocations, not residency: an evicted allocation is
+// still allocated, so evictions and restores inside a stretch of work leave
+// peak - start alone and only what the stretch allocates counts (activation
+// tiering's measure of a module's transient in its eager profile iteration).
+TEST(Residency, TheWatermarkCountsAllocationsWhereverTheirBytesAre) {
+  Rig r;
+  Buf a = make(r, 8 * kPage, 0, 1);
+  const core::Stat start = r.dev->watermark(true);
+  EXPECT_EQ(start.current, 8 * kPage);
+  r.dev->evict(a.p, Mode::offload, false);  // leaving, then gone: still allocated
+  r.dev->settle(true);
+  EXPECT_EQ(r.dev->watermark(false).peak, start.current);
+  Buf b = make(r, 4 * kPage, 0, 2);  // the stretch's own transient, on the evicted one's pages
+  r.dev->free(b.p);
+  r.dev->restore(a.p);
+  const core::Stat w = r.dev->watermark(true);
+  EXPECT_EQ(w.current, start.current);
+  EXPECT_EQ(w.peak - start.current, 4 * kPage);
+  EXPECT_EQ(r.dev->watermark(false).peak, w.current);
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  r.dev->free(a.p);
+  r.dev->check();
+}
+
 // Asynchronous eviction: the copy is queued and the allocation is *leaving*
 // (mapped, bytes intact) until its copy completes; the host backend's device
 // lag keeps the copy's event pending until the clock moves on.

@@ -115,6 +115,18 @@ typedef struct memlake_stats {
 
 /* stats->struct_size must be set. A device never used reports zeros. */
 MEMLAKE_API memlake_status memlake_get_stats(memlake_allocator* a, int device, memlake_stats* stats);
+/* The allocated-bytes watermark of `device`: out->current is the bytes of
+ * live allocations now (allocated_bytes.current: rounded, evicted ones
+ * included, since they stay allocated), out->peak the highest that count has
+ * been since the watermark's last reset (or the device's first use). reset
+ * != 0 restarts the watermark at the current bytes after reading it. Apart
+ * from the statistics' peaks: memlake_reset_peak_stats does not reset the
+ * watermark and a reset here leaves allocated_bytes.peak alone, so a caller
+ * can measure what a stretch of work allocated and freed inside itself
+ * (peak - current at its start) without disturbing what the user sees. One
+ * watermark per device, shared by every caller. A device never used reports
+ * zeros; a NULL allocator or out is MEMLAKE_ERROR_INVALID_ARGUMENT. */
+MEMLAKE_API memlake_status memlake_watermark(memlake_allocator* a, int device, int reset, memlake_stat* out);
 /* JSON of every used device: {"devices":[...]}; returns the length needed
  * (excluding the NUL); writes at most len bytes including the NUL. */
 MEMLAKE_API size_t memlake_stats_json(memlake_allocator* a, char* buf, size_t len);

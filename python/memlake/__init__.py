@@ -19,7 +19,7 @@ from . import _native
 from ._native import lib as _lib
 
 __all__ = ["Allocator", "Error", "OutOfMemoryError", "InvalidArgumentError", "DriverError", "UnavailableError",
-           "configure", "options", "stats", "reset_peak_stats", "empty_cache", "set_memory_cap", "summary",
+           "configure", "options", "stats", "reset_peak_stats", "watermark", "empty_cache", "set_memory_cap", "summary",
            "copy", "copy_forget", "version", "library_path", "preload_library"]
 
 version = _lib.memlake_version().decode()
@@ -273,6 +273,14 @@ class Allocator(_native.Handle):
     def reset_peak_stats(self, device=0):
         _check(_lib.memlake_reset_peak_stats(self._handle(), _device(device)))
 
+    def watermark(self, device=0, reset=False):
+        """(allocated bytes now, the most allocated since the watermark's last reset); reset=True
+        restarts it at the current bytes after reading. Apart from the peaks that stats() shows
+        and reset_peak_stats() resets (memlake_watermark in memlake.h)."""
+        w = _native.Stat()
+        _check(_lib.memlake_watermark(self._handle(), _device(device), 1 if reset else 0, ctypes.byref(w)))
+        return w.current, w.peak
+
     def empty_cache(self, device=0):
         _check(_lib.memlake_empty_cache(self._handle(), _device(device)))
 
@@ -414,6 +422,11 @@ def reset_peak_stats(device=0):
     _default().reset_peak_stats(device)
 
 
+def watermark(device=0, reset=False):
+    """The default allocator's Allocator.watermark()."""
+    return _default().watermark(device, reset)
+
+
 def empty_cache(device=0):
     _default().empty_cache(device)
 
@@ -451,7 +464,7 @@ __all__ += ["share", "attach", "unshare", "content_id", "daemon_status"]
 
 from .residency import demote, evict, fetch, host_tier, ready, residency_stats, restore, settle, sleep, spare, tag, wake  # noqa: E402
 
-__all__ += ["tag", "sleep", "wake", "evict", "demote", "fetch", "restore", "settle", "spare", "host_tier",
+__all__ += ["tag", "sleep", "wake", "evict", "demote", "fetch", "restore", "ready", "settle", "spare", "host_tier",
             "residency_stats"]
 
 

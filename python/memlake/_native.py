@@ -105,6 +105,7 @@ _sigs = {
     "memlake_reset_peak_stats": (c_int, [_P, c_int]),
     "memlake_prim_op_name": (c_char_p, [c_int]),
     "memlake_get_stats": (c_int, [_P, c_int, POINTER(Stats)]),
+    "memlake_watermark": (c_int, [_P, c_int, c_int, POINTER(Stat)]),
     "memlake_stats_json": (c_size_t, [_P, c_char_p, c_size_t]),
     "memlake_last_error": (c_char_p, []),
     "memlake_version": (c_char_p, []),

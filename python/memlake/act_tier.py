@@ -61,7 +61,7 @@ except ImportError:  # pragma: no cover - every torch memlake supports has them
     _flatten = _get_current_dispatch_mode = _len_torch_dispatch_stack = None
 from torch.multiprocessing.reductions import StorageWeakRef as _StorageRef
 
-__all__ = ["ActivationTiering", "ResidencyMover", "storage_of"]
+__all__ = ["ActivationTiering", "ResidencyMover", "fit_boundaries", "storage_of"]
 
 _SCALARS = (bool, int, float, str, type(None))
 
@@ -140,6 +140,15 @@ class ResidencyMover:
         """Bytes the engine has taken back under memory pressure so far (restores issued ahead, spares)."""
         return self._res.residency_stats(device=self.device)["reclaimed_bytes"]
 
+    def watermark(self, reset=True):
+        """(allocated bytes now, the most allocated since the last reset): a profile reads it at
+        every forward boundary, for what each module allocates and frees inside itself (cuDNN's
+        workspaces are no tensors the profile sees). Evicted allocations stay allocated, so the
+        profile's own evictions and restores leave peak - start alone. memlake_watermark: apart
+        from the peaks the user sees and resets."""
+        from . import _default
+        return _default().watermark(self.device, reset)
+
     def gpu_bytes(self):
         """Bytes of live allocations on the GPU now (allocated, less what is evicted)."""
         from . import _default
@@ -150,7 +159,7 @@ class ResidencyMover:
 class _Group:
     """One saved storage in this iteration."""
     __slots__ = ("key", "nbytes", "first", "ref", "views", "away", "ahead", "last_use", "bwd_rank", "evictable",
-                 "spare")
+                 "spare", "gone")
 
     def __init__(self, key, nbytes, first, storage):
         self.key, self.nbytes, self.first = key, nbytes, first
@@ -162,6 +171,7 @@ class _Group:
         self.bwd_rank = None    # order of its first unpack in backward
         self.evictable = True
         self.spare = False      # kept by the plan, marked spare: the engine may evict it under pressure
+        self.gone = None        # profile: the first boundary at which it was seen freed (None: alive at the end)
 
     def alive(self):
         return not self.ref.expired()
@@ -255,6 +265,11 @@ class ActivationTiering:
         self._fwd_end_counter = None
         self._nonact = None
         self._largest_out = 0         # profile: bytes of the forward's largest new CUDA tensor
+        self._wm = None               # profile: the mover's watermark, where it has one
+        self._at = []                 # profile, measured: (allocated bytes, saved storages' bytes) at each
+        #                               boundary (index = counter; 0: the forward's start), then at its end
+        self._trans = []              # profile, measured: each forward interval's transient (index = the
+        #                               boundary that starts it): allocated peak in it less allocated at its start
 
     # ---- forward
     def _on_start_args(self, module, args):
@@ -306,6 +321,12 @@ class ActivationTiering:
                 self._largest_out = 0
                 self._tracker = _Tracker(self)
                 self._tracker.__enter__()
+                # Each forward interval's transient, from the allocator's watermark (a stand-in mover
+                # without one: the plan falls back to twice the largest new tensor).
+                wm = getattr(self.mover, "watermark", None)
+                w = wm(True) if wm is not None else None
+                if w is not None:
+                    self._wm, self._at = wm, [(w[0], 0)]
         self._hooks_ctx = _torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
         self._hooks_ctx.__enter__()
 
@@ -324,6 +345,8 @@ class ActivationTiering:
             return
         self._counter += 1
         c = self._counter
+        if self._wm is not None:
+            self._measure()
         if self.timeline is not None:
             self._mark("b", c)
         if self._plan is _PASSIVE:
@@ -347,6 +370,25 @@ class ActivationTiering:
                 if not g.away and g.evictable and g.last_use <= c - self.LAG and g.alive():
                     self._evict(g)
 
+    def _measure(self):
+        """Profile: closes the forward interval that ends here (a boundary, or the forward's end)
+        and opens the next. Its transient is the allocator's peak since the interval's start less
+        what was allocated at its start: what the module allocated and freed inside itself on top
+        of what it began with (its output and the storages it saved included; they are in the next
+        boundary's count from then on). Eviction does not change allocated bytes (an evicted
+        allocation is still one), so the profile's own evictions, leaving or gone, and its on-demand
+        restores cancel out of that difference; only allocations inside the interval count."""
+        now, peak = self._wm(True)
+        self._trans.append(max(0, peak - self._at[-1][0]))
+        here = 0
+        for g in self._order:
+            if g.gone is None:
+                if g.alive():
+                    here += g.nbytes
+                else:
+                    g.gone = len(self._at)
+        self._at.append((now, here))
+
     def _on_end(self, module, args, output):
         if not self._in_forward:
             return
@@ -361,6 +403,9 @@ class ActivationTiering:
             self.finish()
             return
         self._fwd_end_counter = self._counter
+        if self._wm is not None:
+            self._measure()
+            self._wm = None
         self._count_reclaimed("act_reclaimed_fwd_bytes")
         if self.timeline is not None:
             self._mark("end", self._counter)
@@ -558,21 +603,38 @@ class ActivationTiering:
         ids = set(map(id, cand))
         must = sum(g.nbytes for g in self._order if id(g) not in ids)
         keep = self.keep_bytes
-        # What the forward's end does not show: tensors made and freed inside it (a loss's fp32 logits
-        # and their softmax), sized as twice its largest new tensor.
-        transient = 2 * self._largest_out
+        # What the forward's end does not show: tensors made and freed inside it. Measured (the
+        # watermark): each forward interval's transient, the largest of which sizes the end's too;
+        # it includes what the plan could not see before, cuDNN's workspaces (ResNet-152 at 20 GiB
+        # lost ~4 GiB of kept activations per iteration to them, results §25b). Twice the forward's
+        # largest new tensor stays the floor, and the whole estimate where nothing is measured:
+        # the caller's loss after the forward's end (fp32 logits and their softmax) is in no
+        # interval, and backward's own transients (gradients the size of a module's input, its
+        # workspaces) are not measured at all; the forward's largest stands for them.
+        measured = self._trans if self._at and len(self._trans) == end + 1 else None
+        floor = 2 * self._largest_out
+        transient = max([floor] + (measured or []))
         if keep is None:
             keep = (self.budget_fn(self._nonact + transient, must, sum(g.nbytes for g in cand))
                     if self._nonact is not None else 0)
         # Keep the storages used last in the forward (their stay on the GPU is the shortest); the
         # earliest leave first, since they have the longest way to go before backward needs them.
         cand.sort(key=lambda g: g.last_use)
-        kept, evict, spare_at = 0, [], {}
+        kept_set = set()
+        kept = 0
         for g in reversed(cand):
             if kept + g.nbytes <= keep:
                 kept += g.nbytes
-                # Kept: spare from the same boundary, so that a transient the plan did not foresee
-                # evicts it (its bytes copied out, back at its unpack) instead of failing.
+                kept_set.add(id(g))
+        fit = dict(fwd_peak_bytes=None, fit_evicted_bytes=0, over_bytes=0)
+        if measured is not None and self.keep_bytes is None and self._nonact is not None:
+            fit = self._fit(cand, kept_set, measured)
+            kept -= fit["fit_evicted_bytes"]
+        evict, spare_at = [], {}
+        for g in cand:
+            if id(g) in kept_set:
+                # Kept: spare from the boundary after its last use, so that a transient the plan did
+                # not foresee evicts it (its bytes copied out, back at its unpack) instead of failing.
                 spare_at.setdefault(g.last_use + 1, []).append(g.first)
             else:
                 evict.append(g)
@@ -583,8 +645,57 @@ class ActivationTiering:
         return dict(packs=list(self._packs), nbytes=[g.nbytes for g in self._order], evict_at=evict_at,
                     spare_at=spare_at, restore_order=[g.first for g in ranked], evicted_bytes=sum(g.nbytes for g in evict),
                     kept_bytes=kept, must_keep_bytes=must, nonact_bytes=self._nonact, transient_bytes=transient,
+                    transient_floor_bytes=floor, transient_by_boundary=list(measured) if measured else None,
+                    transient_at=max(range(len(measured)), key=measured.__getitem__) if measured else None,
                     groups=len(self._order), profile_groups=self.profile_groups(),
-                    boundaries=end)
+                    boundaries=end, **fit)
+
+    def _fit(self, cand, kept_set, trans):
+        """The keep set checked at every forward boundary, not only at the end (kept_set: ids of the
+        kept candidates, changed in place). Interval c (from boundary c to the next) holds, at its
+        peak: what is on the GPU besides saved storages at boundary c, the interval's transient, the
+        saved storages that cannot leave and those that may, created before c, not yet freed, and
+        kept or not yet evicted (a storage the plan evicts leaves at last_use + 1). What the GPU
+        holds besides saved storages at c is the forward end's (nonact, measured after the
+        evictions settled) plus the difference in allocated bytes other than saved storages
+        between c and the end: allocated bytes count evicted allocations too, so that difference
+        is the same in the profile (which evicts eagerly) and the planned iteration. Where c does
+        not fit what budget_fn leaves, kept storages whose last use is before c leave after it
+        instead (fit_boundaries). Returns the plan's fit keys: fwd_peak_bytes (the most the forward
+        holds at an interval's peak under the plan; plan_need takes it), fit_evicted_bytes (bytes
+        this check made leave) and over_bytes (the most still over at a boundary: what the plan
+        cannot avoid there, the engine's pressure path takes it). Not exact: a storage counts its
+        own bytes and the allocator whole pages (large allocations), so what is not a saved
+        storage at c is short by the rounding of the storages the profile had evicted by the end
+        and the plan has not at c, at most a page each (none where activations are whole pages, as
+        a CNN's and a transformer's large ones are); the end's own count has the same rounding."""
+        end = self._fwd_end_counter
+        first = {}
+        for g, c in self._packs:
+            first.setdefault(g, c)
+        a_end, g_end = self._at[-1]
+        n = end + 1  # intervals 0 .. end
+        base = [max(0, self._nonact + (a - here) - (a_end - g_end)) for a, here in self._at[:n]]
+        ids = set(map(id, cand))
+        must = [0] * (n + 1)
+        items = []
+        for g in self._order:
+            lo, hi = first.get(g.first, 0) + 1, min(end, g.gone - 1 if g.gone is not None else end)
+            if id(g) in ids:
+                items.append([g.nbytes, lo, hi, g.last_use, id(g) in kept_set])
+            elif lo <= hi:
+                must[lo] += g.nbytes
+                must[hi + 1] -= g.nbytes
+        for c in range(1, n):
+            must[c] += must[c - 1]
+        cand_bytes = sum(g.nbytes for g in cand)
+        limits = [self.budget_fn(base[c] + trans[c], must[c], cand_bytes) for c in range(n)]
+        by_item = [g for g in self._order if id(g) in ids]
+        moved, res, over = fit_boundaries(items, limits)
+        for k in moved:
+            kept_set.discard(id(by_item[k]))
+        return dict(fwd_peak_bytes=max(base[c] + trans[c] + must[c] + res[c] for c in range(n)),
+                    fit_evicted_bytes=sum(items[k][0] for k in moved), over_bytes=over)
 
     def _mark(self, kind, key):
         ev = _torch.cuda.Event(enable_timing=True)
@@ -633,7 +744,51 @@ class ActivationTiering:
 _PASSIVE = dict(packs=[], nbytes=[], evict_at={}, restore_order=[])  # an iteration that moves nothing
 # The plan of a shape whose profile found no storage it could move: nothing moves, nothing is tracked.
 _NOTHING = dict(packs=[], nbytes=[], evict_at={}, restore_order=[], groups=0, profile_groups=[], evicted_bytes=0,
-                kept_bytes=0, must_keep_bytes=0, nonact_bytes=None, transient_bytes=0, boundaries=0)
+                kept_bytes=0, must_keep_bytes=0, nonact_bytes=None, transient_bytes=0, transient_floor_bytes=0,
+                transient_by_boundary=None, transient_at=None, fwd_peak_bytes=None, fit_evicted_bytes=0, over_bytes=0,
+                boundaries=0)
+
+
+def fit_boundaries(items, limits):
+    """The per-boundary check of an activation plan (ActivationTiering._fit). items: the movable
+    saved storages, each [nbytes, lo, hi, last_use, kept]: on the GPU at boundaries lo to hi (both
+    included) if kept, else until it leaves at boundary last_use + 1. limits[c]: the bytes of them
+    that boundary c's interval leaves room for. Walking the boundaries in order, where those on
+    the GPU exceed the limit, kept ones that can leave by then (last_use < c) leave after their
+    last use instead, the earliest used first (the end's own rule: the latest used stay), until
+    they fit; a storage made to leave only lowers the later boundaries, so one walk is enough.
+    Returns (the indices of the items made to leave, the bytes on the GPU at each boundary after
+    that, the most bytes still over a limit: 0 where every boundary fits, else what even evicting
+    every kept storage that may leave there does not free)."""
+    n = len(limits)
+    res = [0] * (n + 1)
+    for nb, lo, hi, last, kept in items:
+        top = min(hi, n - 1) if kept else min(hi, last, n - 1)
+        if lo <= top:
+            res[lo] += nb
+            res[top + 1] -= nb
+    for c in range(1, n):
+        res[c] += res[c - 1]
+    res.pop()
+    order = sorted((k for k, it in enumerate(items) if it[4]), key=lambda k: items[k][3])
+    moved, worst = [], 0
+    for c in range(n):
+        over = res[c] - limits[c]
+        if over <= 0:
+            continue
+        for k in order:
+            nb, lo, hi, last, kept = items[k]
+            if not kept or last >= c or not lo <= c <= hi:
+                continue
+            items[k][4] = False
+            moved.append(k)
+            for c2 in range(c, min(hi, n - 1) + 1):
+                res[c2] -= nb
+            over -= nb
+            if over <= 0:
+                break
+        worst = max(worst, over)
+    return moved, res, worst
 
 
 def _covers(big, small):

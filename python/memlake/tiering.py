@@ -87,11 +87,38 @@ def _bytes(v, what):
     raise InvalidArgumentError(f"{what}: expected bytes (an int or a size like '24G'), got {v!r}")
 
 
+# The activation plan's figures that profile() shows: its bytes, and the transients it planned with
+# (transient_bytes: the largest of the measured intervals' and twice the forward's largest new tensor,
+# transient_floor_bytes; transient_by_boundary: each forward interval's, index = the boundary that
+# starts it, transient_at: where the largest is; None where the mover has no watermark), and what its
+# per-boundary check found (fwd_peak_bytes, fit_evicted_bytes, over_bytes: ActivationTiering._fit).
+_ACT_PROFILE_KEYS = ("evicted_bytes", "kept_bytes", "must_keep_bytes", "nonact_bytes", "transient_bytes",
+                     "transient_floor_bytes", "transient_by_boundary", "transient_at", "fwd_peak_bytes",
+                     "fit_evicted_bytes", "over_bytes", "groups", "boundaries")
+
+
+def _act_transient_comment(ap):
+    """The profile file's comment on the activation plan's transients ("" without one): what the
+    forward's end was planned with, each measured forward interval's (fC: the interval from boundary
+    C, kernel fC of the timeline; the zero ones left out) and what the per-boundary check found."""
+    if not ap or ap.get("nonact_bytes") is None:
+        return ""
+    out = (f"# activation transients: {ap.get('transient_bytes', 0)} bytes planned at the forward's end (twice the "
+           f"largest new tensor: {ap.get('transient_floor_bytes', 0)})")
+    tr = ap.get("transient_by_boundary")
+    if tr is None:
+        return out + "; not measured (no watermark)\n"
+    out += (f"; largest measured at f{ap.get('transient_at')}; per-boundary check: {ap.get('fit_evicted_bytes', 0)} "
+            f"bytes more evicted, {ap.get('over_bytes', 0)} still over, forward peak {ap.get('fwd_peak_bytes')}\n")
+    return out + "# measured: " + " ".join(f"f{c}:{b}" for c, b in enumerate(tr) if b) + "\n"
+
+
 def plan_need(peak, budget, margin, act_plan=None, act_window=0, min_room=0):
     """(need, at_cap): the bytes the planned iteration needs on the GPU before the states' room, from
     the profile iteration's peak (every state and activation tiered) and the activation plan's forward
     end (what it holds besides saved activations, its transients, the saved tensors that cannot leave,
-    those it keeps, the restore window).
+    those it keeps, the restore window), or its forward's middle where that holds more (the plan's
+    `fwd_peak_bytes`: an interval's measured transient beside what the plan has on the GPU there).
 
     A peak into the margin (at or above budget less margin: the reserve the plan keeps) shows that
     the iteration fits at the cap, not the room left: it holds evictions still copying out while the
@@ -102,8 +129,8 @@ def plan_need(peak, budget, margin, act_plan=None, act_window=0, min_room=0):
     at_cap = bool(budget) and peak >= budget - margin
     act_need = None
     if act_plan is not None and act_plan.get("nonact_bytes") is not None:
-        act_need = (act_plan["nonact_bytes"] + act_plan.get("transient_bytes", 0) + act_plan["must_keep_bytes"] +
-                    act_plan["kept_bytes"] + act_window)
+        act_need = max(act_plan["nonact_bytes"] + act_plan.get("transient_bytes", 0) + act_plan["must_keep_bytes"] +
+                       act_plan["kept_bytes"] + act_window, act_plan.get("fwd_peak_bytes") or 0)
     if at_cap:
         need = max(act_need or 0, budget - margin - min_room)
     else:
@@ -614,10 +641,7 @@ class Tiering:
         self._profile = dict(version=1, budget=self.budget, margin=self.margin, peak_all_tiered=peak,
                              profile_at_cap=at_cap,
                              profile_stall_ms=stall_ms,
-                             activations=({k: v for k, v in ap.items() if k in ("evicted_bytes", "kept_bytes",
-                                                                                "must_keep_bytes", "nonact_bytes",
-                                                                                "transient_bytes", "groups",
-                                                                                "boundaries")}
+                             activations=({k: v for k, v in ap.items() if k in _ACT_PROFILE_KEYS}
                                           if ap is not None else None),
                              room=room, h2d_gbps=h2d, d2h_gbps=d2h, timed_iteration=self._iteration,
                              positions=positions, lead_ms=lead,
@@ -630,7 +654,7 @@ class Tiering:
             if ap is not None and ap["nonact_bytes"] is not None:
                 parts += [f"what the forward's end holds besides saved activations {ap['nonact_bytes']} (weights "
                           f"included)", f"saved tensors that cannot leave {ap['must_keep_bytes']}",
-                          f"the loss's transients {ap.get('transient_bytes', 0)}"]
+                          f"the forward's transients {ap.get('transient_bytes', 0)}"]
             raise PlanError(f"tier(): the budget of {self.budget} bytes (margin {self.margin}) is below what one "
                             f"iteration needs with every optimizer state and saved activation off the GPU: "
                             f"{need} bytes at its peak" + (" (the forward's end, the activation plan's count; the "
@@ -761,7 +785,8 @@ class Tiering:
                      f"to its last step)" if "first_iteration_ms" in q else "times of the profile iteration")
             f.write(f"{head}\n# memlake.torch.tier(): budget {q['budget']} bytes, margin {q['margin']}, peak with every "
                     f"state tiered {q['peak_all_tiered']}{' (at the cap)' if q.get('profile_at_cap') else ''}; planned stall {q['plan']['stall_ms']:.3f} ms, predicted "
-                    f"iteration {q['plan']['predicted_ms']:.3f} ms; {timed}\n{rest}")
+                    f"iteration {q['plan']['predicted_ms']:.3f} ms; {timed}\n")
+            f.write(_act_transient_comment(q.get("activations")) + rest)
 
     def close(self):
         """Every state back on the GPU, the hooks and the optimizer's methods and the memory cap as

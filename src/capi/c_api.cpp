@@ -438,6 +438,15 @@ memlake_status memlake_get_stats(memlake_allocator* a, int device, memlake_stats
   });
 }
 
+memlake_status memlake_watermark(memlake_allocator* a, int device, int reset, memlake_stat* out) {
+  if (!a || !out) return null_arg("allocator or out");
+  return guarded([&] {
+    memlake::core::Stat w;
+    if (DeviceAllocator* d = a->existing(device)) w = d->watermark(reset != 0);
+    fill(out, w);
+  });
+}
+
 size_t memlake_stats_json(memlake_allocator* a, char* buf, size_t len) {
   if (!a) return 0;
   std::string j = "{\"devices\":[";

@@ -380,6 +380,11 @@ void DeviceAllocator::reset_peaks() {
   rec_.reset_peaks();
 }
 
+Stat DeviceAllocator::watermark(bool reset) {
+  std::lock_guard<std::mutex> g(mu_);
+  return rec_.watermark(reset);
+}
+
 void DeviceAllocator::check() const {
   std::lock_guard<std::mutex> g(mu_);
   alloc_.check();

@@ -51,6 +51,7 @@ class DeviceAllocator {
   Stats stats() const;
   std::uint64_t reserved_bytes() const;  // stats().reserved.current, without the rest of stats()
   void reset_peaks();
+  Stat watermark(bool reset);  // StatsRecorder::watermark, under the lock
   void check() const;
   PagePool::Holdings holdings() const;  // see Allocator::holdings
 

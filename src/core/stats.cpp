@@ -22,6 +22,7 @@ void StatsRecorder::on_alloc(std::size_t size, const AllocInfo& info, const Gaug
   ++s_.num_allocs;
   s_.requested.add(size);
   s_.allocated.add(info.rounded);
+  mark_ = std::max(mark_, s_.allocated.current);
   s_.active.add(1);
   switch (info.path) {
     case Path::small: ++s_.small_allocs; break;

@@ -68,6 +68,16 @@ class StatsRecorder {
   void on_oom() { ++s_.num_ooms; }
   void on_gauges(const Gauges& g);  // after empty_cache and the like
   void reset_peaks();
+  // The watermark: the highest allocated bytes since its last reset, apart
+  // from the peaks (reset_peaks() and this reset touch nothing of each
+  // other's). `current` is allocated bytes now; reset restarts the mark there
+  // after reading it. For callers that measure what a stretch of work
+  // allocated and freed inside itself (memlake_watermark).
+  Stat watermark(bool reset) {
+    Stat w{s_.allocated.current, mark_};
+    if (reset) mark_ = s_.allocated.current;
+    return w;
+  }
   // One operation's time (TickClock ticks), from its start to its end.
   void on_time(std::uint64_t ticks) { ticks_ += ticks; }
   std::uint64_t reserved() const { return s_.reserved.current; }
@@ -80,6 +90,7 @@ class StatsRecorder {
 
  private:
   Stats s_;
+  std::uint64_t mark_ = 0;  // the watermark (see watermark()): only allocations raise allocated, so on_alloc keeps it
   std::uint64_t ticks_ = 0;
   TickRate rate_;
 };

@@ -43,6 +43,27 @@ def test_alloc_free_and_torch_named_stats(alloc):
     assert alloc.stats()["allocated_bytes.all.peak"] == 0
 
 
+def test_the_watermark_measures_a_stretch_and_leaves_the_peaks_alone(alloc):
+    # What activation tiering reads at every forward boundary of its profile: the most allocated
+    # since the last reset, apart from the peaks the user sees (allocated_bytes.all.peak, which
+    # torch.cuda.max_memory_allocated() answers from under memlake.torch.enable()).
+    assert alloc.watermark() == (0, 0)  # a device never used
+    p = alloc.alloc(2 * PAGE)
+    assert alloc.watermark(reset=True) == (2 * PAGE, 2 * PAGE)
+    q = alloc.alloc(5 * PAGE)
+    alloc.free(q)
+    assert alloc.watermark() == (2 * PAGE, 7 * PAGE)  # the stretch's transient: 7 - 2 pages
+    assert alloc.watermark(reset=True) == (2 * PAGE, 7 * PAGE)
+    assert alloc.watermark() == (2 * PAGE, 2 * PAGE)
+    assert alloc.stats()["allocated_bytes.all.peak"] == 7 * PAGE  # the user's peak is untouched
+    q = alloc.alloc(PAGE)
+    alloc.free(q)
+    alloc.reset_peak_stats()  # and the user's reset leaves the watermark alone
+    assert alloc.stats()["allocated_bytes.all.peak"] == 2 * PAGE
+    assert alloc.watermark() == (2 * PAGE, 3 * PAGE)
+    alloc.free(p)
+
+
 def test_stitching_visible_through_python(alloc):
     blocks = [alloc.alloc(PAGE) for _ in range(4)]
     alloc.free(blocks[0])

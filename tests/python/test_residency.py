@@ -95,7 +95,6 @@ def test_sleep_twice_is_refused_and_state_stays(alloc):
 def test_sleep_and_wake_from_another_process_through_the_stats_socket(tmp_path):
     """`memlake sleep PID` / `memlake wake PID` (same user) on a host-backend process."""
     import os
-    import shutil
     import subprocess
     import sys
     import time

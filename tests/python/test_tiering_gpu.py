@@ -162,7 +162,11 @@ def test_activations_leave_between_forward_and_backward_and_the_losses_stay():
     assert s["retimed_at"] == 2, s        # timed again on the third iteration (the same shape as the profile)
     assert s["act_evictions"] > 0 and s["act_restores_planned"] > 0, s
     assert s["act_late_uses"] >= 1, s     # the profile found block 0's output used at the end
-    assert tiered["profile_activations"]["evicted_bytes"] > 0, tiered
+    pa = tiered["profile_activations"]
+    assert pa["evicted_bytes"] > 0, tiered
+    # Each forward interval's transient, measured by the allocator's watermark; the end planned with the largest.
+    assert len(pa["transient_by_boundary"]) == pa["boundaries"] + 1, pa
+    assert pa["transient_bytes"] == max(pa["transient_by_boundary"] + [pa["transient_floor_bytes"]]), pa
     assert tiered["peak"] <= 1 << 30, tiered["peak"]
 
 

@@ -5,7 +5,7 @@ import pytest
 
 pytest.importorskip("torch", reason="PyTorch not installed")
 
-from memlake.tiering import plan_need  # noqa: E402
+from memlake.tiering import _act_transient_comment, plan_need  # noqa: E402
 
 G = 1 << 30
 M = 1 << 20
@@ -49,6 +49,25 @@ def test_the_forward_ends_own_count_still_refuses():
     budget, margin = 4 * G, 256 * M
     need, at_cap = plan_need(budget, budget, margin, act(nonact=3 * G, transient=G), 256 * M)
     assert at_cap and need > budget - margin  # room < 0: tier() raises PlanError naming these parts
+
+
+def test_a_forward_middle_that_holds_more_than_the_end_is_the_need():
+    # The activation plan's per-boundary check: an interval's measured transient beside what the
+    # plan has on the GPU there (fwd_peak_bytes) can pass the forward end's count.
+    end = 2 * G + 800 * M + 256 * M
+    assert plan_need(1 * G, 20 * G, 640 * M, dict(act(), fwd_peak_bytes=5 * G), 256 * M) == (5 * G, False)
+    assert plan_need(1 * G, 20 * G, 640 * M, dict(act(), fwd_peak_bytes=G), 256 * M) == (end, False)
+    assert plan_need(1 * G, 20 * G, 640 * M, dict(act(), fwd_peak_bytes=None), 256 * M) == (end, False)
+
+
+def test_the_profile_file_says_what_transients_the_plan_counted():
+    ap = dict(act(), transient_floor_bytes=800 * M, transient_by_boundary=[0, 5, 0, 900 * M], transient_at=3,
+              fit_evicted_bytes=7, over_bytes=0, fwd_peak_bytes=3 * G)
+    text = _act_transient_comment(ap)
+    assert text.endswith("\n") and all(line.startswith("# ") for line in text.splitlines())
+    assert "largest measured at f3" in text and f"f1:5 f3:{900 * M}\n" in text and "f0:" not in text
+    assert "not measured" in _act_transient_comment(dict(act(), transient_by_boundary=None))
+    assert _act_transient_comment(None) == "" and _act_transient_comment(dict(act(), nonact_bytes=None)) == ""
 
 
 def test_no_budget_takes_the_peak():
