@@ -31,6 +31,7 @@
 #   frag    issue 27: bench/torch_fragmentation.py, FRAG_STRATEGIES (default L,LR; then R,LRV) (~540 s)
 #   gentrace issue 27: bench/hf_generate.py and vision_varshape.py under memlake, their allocations traced
 #           for a CPU replay (~100 s)
+#   gen     issue 27: bench/hf_generate.py alone, GEN_ALLOCATORS (e.g. native,expandable,memlake:tail_share=1), GEN_REPEATS
 #   lat     issue 27: capture tests, alloc latency, HF generation (~360 s);
 #           LAT_ALLOCATORS e.g. native,expandable,memlake,memlake:max_mapped_ratio=1.5
 # KV_KINDS: kv's bench kinds (kv_generate.py --kinds; default the issue's baselines, the default
@@ -154,6 +155,12 @@ step_frag() {
     --allocators native,expandable,memlake --repeats "${FRAG_REPEATS:-3}" --steps "${FRAG_STEPS:-15}" \
     --out "$1/frag.json" --plot "$1/frag.png" > "$1/frag.txt" 2>&1
   tail -25 "$1/frag.txt"
+}
+step_gen() {
+  # issue 27: HF generation with varying batch and prompt, GEN_ALLOCATORS side by side (alternated rounds)
+  timeout "${T_GEN:-150}" python3 bench/hf_generate.py --allocators "${GEN_ALLOCATORS:-native,expandable,memlake}" \
+    --repeats "${GEN_REPEATS:-2}" --out "$1/gen.json" > "$1/gen.txt" 2>&1
+  tail -8 "$1/gen.txt"
 }
 step_gentrace() {
   # hf_generate under memlake with its allocations traced (MEMLAKE_TRACE), for `memlake replay` on
