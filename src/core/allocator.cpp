@@ -51,6 +51,9 @@ Allocator::Allocator(prim::Backend& backend, const Options& opts)
       safe_(opts.guard || opts.quarantine > 0) {
   if (safe_ && backend.name() == "host") fault::install();
   pool_.set_restore_handle(opts.tier_handle_size);
+  // Page tails: 64 slots (128 MiB with 2 MiB pages) was the best of 2n / 64 / 128 / 512 on the
+  // recorded traces (docs/design/allocator.md).
+  if (opts.tail_share) pool_.set_min_view_slots(64);
   unparked_.reserve(parked_.capacity() + 1);  // a free pushes out at most one; unpark() drains all
   if (opts_.small_max >= pool_.page_size())
     throw_error(Errc::invalid_argument, "small_max (" + std::to_string(opts_.small_max) +

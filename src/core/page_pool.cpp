@@ -505,7 +505,7 @@ Span PagePool::take_stitched(std::uint32_t n, Tag tag, std::uint32_t reuse_max, 
   n = std::max(n, reused);  // free pages larger than the rest of the request: the span takes them whole
   // Reserve twice the range: a later, larger request may extend this view
   // at its tail (take_extended) instead of stitching a whole new one.
-  const std::uint32_t capacity = n <= (1u << 30) ? std::max(2 * n, kMinViewSlots) : n;
+  const std::uint32_t capacity = n <= (1u << 30) ? std::max(2 * n, min_view_slots_) : n;
   // With large handles, views start on a large handle's boundary, so that the
   // large handles a growth maps first lie aligned to their size.
   const std::size_t handle = static_cast<std::size_t>(handle_slots_) * page_;

@@ -221,6 +221,9 @@ class PagePool {
   // tier_handle_size option, rounded down to a power of two).
   std::uint32_t restore_slots() const { return restore_slots_; }
   void set_restore_handle(std::size_t bytes);
+  // Slots of VA a new view reserves at least (else twice its size): with page
+  // tails, room for allocations made one after another to continue one view.
+  void set_min_view_slots(std::uint32_t slots) { min_view_slots_ = slots; }
 
   // Full consistency check; throws Errc::internal naming the violation.
   void check() const;
@@ -229,9 +232,7 @@ class PagePool {
   static constexpr PageId kHole = 0xffffffffu;
   static constexpr ViewId kNoView = 0xffffffffu;
   static constexpr std::size_t kRepairTries = 4;
-  // Slots of VA a new view reserves at least (twice its size otherwise): room
-  // for allocations made one after another to continue its page tails.
-  static constexpr std::uint32_t kMinViewSlots = 64;  // idle views a repair tries before it gives way to a stitch
+  // idle views a repair tries before it gives way to a stitch
   struct MapEntry {
     ViewId view;
     std::uint32_t slot;  // the page's first slot in that view
@@ -357,6 +358,7 @@ class PagePool {
   const std::uint32_t handle_slots_;
   const std::uint32_t large_slots_;  // 0: no second size
   std::uint32_t restore_slots_ = 1;
+  std::uint32_t min_view_slots_ = 0;
   std::vector<Page> pages_;
   std::vector<PageId> free_page_ids_;
   std::vector<View> views_;
