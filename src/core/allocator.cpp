@@ -145,9 +145,7 @@ Span Allocator::slots_span(const Span& in, std::uint32_t first, std::uint32_t co
 }
 
 Span Allocator::alone(const Record& r) const {
-  if (!r.next) return r.span;
-  const std::uint32_t k = pool_.page_slots(r.span.view, r.span.first + r.span.count - 1);  // its last page
-  return slots_span(r.span, r.span.first, r.span.count - k);
+  return r.next ? slots_span(r.span, r.span.first, r.tail_first - r.span.first) : r.span;
 }
 
 std::uintptr_t Allocator::tail_of(std::uintptr_t ptr, const Record& r) const {
@@ -194,6 +192,7 @@ std::uintptr_t Allocator::alloc_in_tail(std::size_t size, Tag tag, bool may_map,
                                     may_map && opts_.stitch ? m : 0, &ti);
     if (!s) continue;
     r->next = start;  // before the insert, which may move records
+    r->tail_first = r->span.first + r->span.count - pool_.page_slots(r->span.view, r->span.first + r->span.count - 1);
     Record rec{size, tag, nullptr, *s, label};
     rec.prev = a;
     rec.slots = s->count;
@@ -435,10 +434,17 @@ FreeInfo Allocator::free_large(Record& r) {
   // Page tails: the last page goes to the allocation that begins in it; the
   // one this began in has its tail back.
   const Span a = alone(r);
+  std::uint32_t ev_end = r.ev_first + r.ev_count;
   if (r.next) {
     Record* n = records_.find(r.next);
-    n->span = slots_span(r.span, a.first + a.count, n->span.count + (r.span.count - a.count));
+    const std::uint32_t shared = r.span.count - a.count;
+    n->span = slots_span(r.span, a.first + a.count, n->span.count + shared);
     n->prev = 0;
+    if (r.evicted && ev_end > a.first + a.count) {  // the shared page left with both: it is n's hole now
+      n->ev_first -= shared;
+      n->ev_count += shared;
+      ev_end = a.first + a.count;
+    }
   }
   if (r.prev) {
     records_.find(r.prev)->next = 0;
@@ -447,7 +453,7 @@ FreeInfo Allocator::free_large(Record& r) {
   if (r.evicted) {
     // Its evicted slots are holes; what it holds mapped besides (a page taken
     // over from `prev` since, its last page if `next` is gone) goes back.
-    const Span e = slots_span(r.span, r.ev_first, r.ev_count);
+    const Span e = slots_span(r.span, r.ev_first, ev_end - r.ev_first);
     const Span before = slots_span(r.span, a.first, e.first - a.first);
     const Span after = slots_span(r.span, e.first + e.count, a.first + a.count - (e.first + e.count));
     if (before.count || after.count) {
@@ -528,23 +534,57 @@ std::size_t Allocator::evict(void* ptr, bool release) {
   // (The driver charges about 0.1 ms a call: a third of a repeat sleep of 20 GiB of weights.)
   // Page tails: only the pages it holds alone leave (the last one stays while `next` begins in
   // it; the protected ones are among them); the caller copies its bytes out and back whole.
-  const Span a = alone(r);
-  const std::size_t bytes = a.count ? pool_.evict_span(a, release) : 0;
+  // The page it shares with `next` leaves too once next is evicted as well.
+  const Record* n = r.next ? records_.find(r.next) : nullptr;
+  const Span a = n && n->evicted ? r.span : alone(r);
+  std::size_t bytes = a.count ? pool_.evict_span(a, release) : 0;
   r.ev_first = a.first;
   r.ev_count = a.count;
   r.evicted = true;
   r.readonly = false;
+  if (r.prev) {  // the page it began in, kept mapped for it by an evicted prev, leaves now
+    Record& p = *records_.find(r.prev);
+    const std::uint32_t end = p.span.first + p.span.count;
+    if (p.evicted && p.ev_first + p.ev_count == p.tail_first) {
+      try {
+        bytes += pool_.evict_span(slots_span(p.span, p.tail_first, end - p.tail_first), release);
+        p.ev_count = end - p.ev_first;
+      } catch (const Error&) {
+        // Still mapped, and consistent: this eviction is done all the same.
+      }
+    }
+  }
   return bytes;
 }
 
 void Allocator::restore(void* ptr) {
   Record& r = large_record(ptr, "restore");
   if (!r.evicted) throw_error(Errc::invalid_argument, "restore(" + hex_ptr(reinterpret_cast<std::uintptr_t>(ptr)) + "): not evicted");
-  const Span e = slots_span(r.span, r.ev_first, r.ev_count);
   const std::size_t page = pool_.page_size();
   auto attempt = [&] {
-    const std::size_t left = cap_ ? (cap_ - std::min(cap_, pool_.reserved_bytes())) / page : SIZE_MAX;
-    if (e.count) pool_.restore_span(e, e.count, prim::Access::read_write, nullptr, left);
+    // Page tails: the page it begins in, if an evicted prev let it go with it, comes back first
+    // (prev's again, mapped while prev stays evicted: its bytes there come with prev's restore).
+    if (r.prev) {
+      Record& p = *records_.find(r.prev);
+      const std::uint32_t end = p.span.first + p.span.count;
+      if (p.evicted && p.ev_first + p.ev_count == end && p.tail_first < end) {
+        const std::size_t left = cap_ ? (cap_ - std::min(cap_, pool_.reserved_bytes())) / page : SIZE_MAX;
+        pool_.restore_span(slots_span(p.span, p.tail_first, end - p.tail_first), end - p.tail_first,
+                           prim::Access::read_write, nullptr, left);
+        p.ev_count = p.tail_first - p.ev_first;
+      }
+    }
+    // Pages never straddle tail_first (what it shares with next leaves and comes back on its own):
+    // its evicted slots come back in two parts where they cross it.
+    // A part restored stays restored if the next one fails (the evicted slots shrink).
+    while (r.ev_count) {
+      const std::uint32_t first = r.ev_first, end = r.ev_first + r.ev_count;
+      const std::uint32_t to = r.next && first < r.tail_first && r.tail_first < end ? r.tail_first : end;
+      const std::size_t left = cap_ ? (cap_ - std::min(cap_, pool_.reserved_bytes())) / page : SIZE_MAX;
+      pool_.restore_span(slots_span(r.span, first, to - first), to - first, prim::Access::read_write, nullptr, left);
+      r.ev_first = to;
+      r.ev_count = end - to;
+    }
   };
   unpark();
   try {
@@ -614,9 +654,8 @@ void Allocator::check() const {
         const Record* q = records_.find(r.prev);
         at = q && q->next == p && q->span.view == r.span.view && q->span.first + q->span.count == r.span.first &&
              p > r.prev && p < r.span.va && p >= tail_start(r.prev, q->requested);
-      } else if (!safe_ && p != r.span.va) {  // it took over the page it began in: its first (unless evicted: a hole)
-        const std::uint32_t k = pool_.page_slots(r.span.view, r.span.first);
-        at = p > r.span.va && p < r.span.va + static_cast<std::size_t>(k ? k : r.span.count) * page;
+      } else if (!safe_ && p != r.span.va) {  // it took over the page(s) it began in
+        at = p > r.span.va && p < end;
       }
       if (!at) throw_error(Errc::internal, "record key differs from its span");
       if (r.next) {
@@ -624,8 +663,11 @@ void Allocator::check() const {
         if (!q || q->prev != p) throw_error(Errc::internal, "page tails: a neighbour's link is not mutual");
       }
       // Every byte it owns is mapped unless evicted; the page it began in stays mapped for it.
-      if (!safe_ && r.prev && pool_.page_slots(r.span.view, r.span.first - 1) == 0)
+      if (!safe_ && r.prev && pool_.page_slots(r.span.view, r.span.first - 1) == 0 &&
+          !(r.evicted && records_.find(r.prev)->evicted))
         throw_error(Errc::internal, "page tails: the page an allocation begins in is not mapped");
+      if (!safe_ && r.next && (r.tail_first < r.span.first || r.tail_first >= r.span.first + r.span.count))
+        throw_error(Errc::internal, "page tails: the shared page lies outside the span");
       for (std::uint32_t i = r.span.first; !safe_ && i < r.span.first + r.span.count; ++i) {
         const bool hole = pool_.page_slots(r.span.view, i) == 0;
         if (hole != (r.evicted && i >= r.ev_first && i < r.ev_first + r.ev_count))

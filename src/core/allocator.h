@@ -166,6 +166,7 @@ class Allocator final : private SlabSource {
     // begins in this one's last page (that page stays this span's; it goes to `next` when this
     // one is freed). 0: none.
     std::uintptr_t prev = 0, next = 0;
+    std::uint32_t tail_first = 0;  // with `next`: the first slot of the page(s) it shares with next
     std::uint32_t slots = 0;  // slots taken at alloc (the statistics' rounded size)
     std::uint32_t ev_first = 0, ev_count = 0;  // evicted: the slots it held alone, unmapped
     std::uint32_t ro_first = 0, ro_count = 0;  // readonly: the slots it held alone, protected
@@ -181,7 +182,7 @@ class Allocator final : private SlabSource {
   std::uintptr_t tail_of(std::uintptr_t ptr, const Record& r) const;
   // Slots [first, first + count) of the view of `in` (first may lie before in.first).
   Span slots_span(const Span& in, std::uint32_t first, std::uint32_t count) const;
-  // The slots of r's span it holds alone (all but the last page while `next` begins in it).
+  // The slots of r's span it holds alone (all but the shared last page while `next` begins in it).
   Span alone(const Record& r) const;
   FreeInfo free_large(Record& r);
 

@@ -26,7 +26,7 @@ struct Options {
   std::size_t small_max = 1u << 20;      // requests <= this are packed in slabs
   std::size_t memory_cap = 0;            // 0 = none
   bool stitch = true;
-  bool tail_share = false;               // a large allocation may begin in the last page of the one before it
+  bool tail_share = true;                // a large allocation may begin in the last page of the one before it
   int recent_spans = 0;                  // large spans freed recently, kept for a same-size reuse (0 = off)
   double max_mapped_ratio = 2.0;         // mapped VA <= ratio x reserved (cached views)
   std::size_t host_memory_limit = 0;     // host backend physical limit
