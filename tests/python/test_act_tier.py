@@ -139,14 +139,19 @@ def _train(tier, steps=4, shapes=None, skip=False, keep=None, window=1 << 30, ex
         if expose:  # the caller reads a tensor of the forward after it, outside the model
             loss, first = loss
             loss = loss + first.square().mean()
-        loss.backward()
-        grads.append(torch.cat([p.grad.flatten() for p in model.parameters()]))
-        if act:
-            act.finish()
-        opt.step()
-        opt.zero_grad()
-        losses.append(loss.item())
+        _finish_step(loss, model, opt, act, losses, grads)
     return losses, grads, act, mover
+
+
+def _finish_step(loss, model, opt, act, losses, grads):
+    """Backward, the gradients kept, the tiering's end of iteration, the optimizer's step."""
+    loss.backward()
+    grads.append(torch.cat([p.grad.flatten() for p in model.parameters()]))
+    if act:
+        act.finish()
+    opt.step()
+    opt.zero_grad()
+    losses.append(loss.item())
 
 
 def _same(a, b):

@@ -12,7 +12,7 @@ import pytest
 torch = pytest.importorskip("torch", reason="PyTorch not installed")
 
 from memlake.act_tier import ActivationTiering, fit_boundaries, storage_of  # noqa: E402
-from test_act_tier import PoisonMover  # noqa: E402
+from test_act_tier import PoisonMover, _finish_step, _same  # noqa: E402
 from torch.multiprocessing.reductions import StorageWeakRef  # noqa: E402
 
 K = 1 << 10
@@ -124,21 +124,8 @@ def _run(mover_cls=MeteredMover, workspace=0, limit=None, steps=3, tier=True, sk
     g = torch.Generator().manual_seed(1)
     losses, grads = [], []
     for _ in range(steps):
-        loss = model(torch.randn(32, 64, generator=g))
-        loss.backward()
-        grads.append(torch.cat([p.grad.flatten() for p in model.parameters()]))
-        if act:
-            act.finish()
-        opt.step()
-        opt.zero_grad()
-        losses.append(loss.item())
+        _finish_step(model(torch.randn(32, 64, generator=g)), model, opt, act, losses, grads)
     return losses, grads, act, mover
-
-
-def _same(a, b):
-    assert a[0] == b[0], (a[0], b[0])
-    for ga, gb in zip(a[1], b[1]):
-        assert torch.equal(ga, gb)
 
 
 LIMIT = WEIGHTS + 200 * K  # room for about half of the stack's saved storages
