@@ -7,6 +7,7 @@
 
 #include "core/labels.h"
 #include "prim/decorators.h"
+#include "core/allocator.h"
 #include "support.h"
 
 namespace memlake::test {
@@ -1013,6 +1014,78 @@ TEST(PageTails, RandomNeighboursKeepEveryByteThroughMovesAndFrees) {
     }
     r.dev->check();
   }
+}
+
+// Regressions found in review: an allocator alone, on the host backend.
+struct TailAlloc {
+  prim::HostBackend be{0, kPage, 0};
+  std::unique_ptr<core::Allocator> a;
+  TailAlloc() {
+    Options o;
+    o.backend = "host";
+    o.small_max = kPage / 4;
+    o.handle_size = 0;
+    o.tail_share = true;
+    a = std::make_unique<core::Allocator>(be, o);
+  }
+};
+
+TEST(PageTails, AReadOnlyAllocationWithNoPageOfItsOwnIsFreedCleanly) {
+  TailAlloc t;
+  void* a = t.a->alloc(kPage / 2, nullptr);
+  void* b = t.a->alloc(kPage + kPage / 4, nullptr);  // begins in a's page, which is all a has
+  EXPECT_EQ(static_cast<char*>(b) - static_cast<char*>(a), static_cast<std::ptrdiff_t>(kPage / 2));
+  t.a->set_readonly(a, true);  // nothing held alone: nothing protected
+  t.a->free(a);
+  t.a->check();
+  t.a->free(b);
+  t.a->check();
+}
+
+TEST(PageTails, APartlyRestoredNeighbourKeepsThePageItBeginsIn) {
+  TailAlloc t;
+  const std::size_t n = 2 * kPage + kPage / 4;
+  void* a = t.a->alloc(n, nullptr);
+  void* b = t.a->alloc(n, nullptr);
+  void* c = t.a->alloc(n, nullptr);
+  ASSERT_EQ(static_cast<char*>(c), static_cast<char*>(a) + 2 * n);
+  t.a->evict(a, true);
+  t.a->evict(c, true);
+  t.a->evict(b, true);  // every page gone, the shared ones too
+  t.a->check();
+  t.a->set_memory_cap(t.a->gauges().reserved + 2 * kPage);
+  EXPECT_EQ(error_of([&] { t.a->restore(b); }), Errc::out_of_memory);  // a's page and b's first part come back
+  t.a->check();
+  t.a->set_memory_cap(0);
+  t.a->restore(a);
+  t.a->evict(a, false);  // b is partly mapped: the page b begins in stays
+  t.a->check();
+  t.a->free(a);  // that page goes to b, mapped
+  t.a->check();
+  t.a->restore(b);
+  t.a->check();
+  t.a->free(b);
+  t.a->free(c);
+  t.a->check();
+}
+
+TEST(PageTails, NotUnderAGraphPoolsTag) {
+  Options o;
+  o.backend = "host";
+  o.small_max = kPage / 4;
+  o.handle_size = 0;
+  o.tail_share = true;
+  core::DeviceAllocator d(std::make_unique<prim::HostBackend>(0, kPage, 0), o);
+  auto s = reinterpret_cast<prim::Stream>(0x10);
+  d.capture_begin(s, 7);  // a kept block serves any request of its rounded size: whole pages only
+  void* a = d.alloc(2 * kPage + kPage / 4, s);
+  void* b = d.alloc(2 * kPage + kPage / 4, s);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(b) % kPage, 0u);
+  d.free(a);
+  d.free(b);
+  d.capture_end(s);
+  d.graph_pool_release(7);
+  d.check();
 }
 
 // The same round trip on every backend (the cuda instance runs on a GPU).

@@ -52,8 +52,8 @@ Allocator::Allocator(prim::Backend& backend, const Options& opts)
   if (safe_ && backend.name() == "host") fault::install();
   pool_.set_restore_handle(opts.tier_handle_size);
   // Page tails: 64 slots (128 MiB with 2 MiB pages) was the best of 2n / 64 / 128 / 512 on the
-  // recorded traces (docs/design/allocator.md).
-  if (opts.tail_share) pool_.set_min_view_slots(64);
+  // recorded traces (docs/design/allocator.md). Not in the safety modes (a view per allocation).
+  if (opts.tail_share && !safe_) pool_.set_min_view_slots(64);
   unparked_.reserve(parked_.capacity() + 1);  // a free pushes out at most one; unpark() drains all
   if (opts_.small_max >= pool_.page_size())
     throw_error(Errc::invalid_argument, "small_max (" + std::to_string(opts_.small_max) +
@@ -106,7 +106,10 @@ void* Allocator::alloc_tagged(std::size_t size, Tag tag, AllocInfo* out, std::ui
     throw_error(Errc::invalid_argument, "alloc of " + format_bytes(size) + ": too many pages");
   // Page tails: after a recent allocation of this stream whose last page has room, where the
   // pages after it are free (no driver call; the slow path below may grow its view instead).
-  if (!tails_.empty())
+  // Not under a graph pool's tag: the pool reuses a kept block for any request of its rounded
+  // size, which assumes whole pages of its own.
+  const bool tails = opts_.tail_share && !tracker_.held(tag);
+  if (tails && !tails_.empty())
     if (const std::uintptr_t p = alloc_in_tail(size, tag, false, info, label)) {
       if (out) *out = info;
       return reinterpret_cast<void*>(p);
@@ -117,7 +120,7 @@ void* Allocator::alloc_tagged(std::size_t size, Tag tag, AllocInfo* out, std::ui
     s = e->span;
     info.path = pool_.view_stitched(s.view) ? Path::fit_stitched : Path::fit;
   } else {
-    s = acquire(static_cast<std::uint32_t>(pages), tag, size, info, false, opts_.tail_share ? &tail : nullptr);
+    s = acquire(static_cast<std::uint32_t>(pages), tag, size, info, false, tails ? &tail : nullptr);
     if (tail.ptr) {
       if (out) *out = info;
       return reinterpret_cast<void*>(tail.ptr);
@@ -127,7 +130,7 @@ void* Allocator::alloc_tagged(std::size_t size, Tag tag, AllocInfo* out, std::ui
   Record rec{size, tag, nullptr, s, label};
   rec.slots = s.count;
   records_.insert(s.va, rec);
-  push_tail(s.va);
+  if (tails) push_tail(s.va);
   if (out) *out = info;
   return reinterpret_cast<void*>(s.va);
 }
@@ -429,10 +432,9 @@ FreeInfo Allocator::free(void* ptr) {
 
 FreeInfo Allocator::free_large(Record& r) {
   const FreeInfo fi{r.requested, static_cast<std::size_t>(r.slots) * pool_.page_size(), r.evicted};
-  if (r.readonly)  // its pages serve others next
-    pool_.protect_span(slots_span(r.span, r.ro_first, r.ro_count), prim::Access::read_write);
   // Page tails: the last page goes to the allocation that begins in it; the
-  // one this began in has its tail back.
+  // one this began in has its tail back. Links first: whatever throws below
+  // (a driver failure) leaves no neighbour pointing at this record.
   const Span a = alone(r);
   std::uint32_t ev_end = r.ev_first + r.ev_count;
   if (r.next) {
@@ -450,6 +452,8 @@ FreeInfo Allocator::free_large(Record& r) {
     records_.find(r.prev)->next = 0;
     push_tail(r.prev);
   }
+  if (r.readonly && r.ro_count)  // its pages serve others next
+    pool_.protect_span(slots_span(r.span, r.ro_first, r.ro_count), prim::Access::read_write);
   if (r.evicted) {
     // Its evicted slots are holes; what it holds mapped besides (a page taken
     // over from `prev` since, its last page if `next` is gone) goes back.
@@ -536,7 +540,9 @@ std::size_t Allocator::evict(void* ptr, bool release) {
   // it; the protected ones are among them); the caller copies its bytes out and back whole.
   // The page it shares with `next` leaves too once next is evicted as well.
   const Record* n = r.next ? records_.find(r.next) : nullptr;
-  const Span a = n && n->evicted ? r.span : alone(r);
+  // (Only while next's evicted slots begin at its span's start, so that a free of this one can
+  // hand the hole over with them; a partly restored next keeps it mapped.)
+  const Span a = n && n->evicted && n->ev_first == n->span.first ? r.span : alone(r);
   std::size_t bytes = a.count ? pool_.evict_span(a, release) : 0;
   r.ev_first = a.first;
   r.ev_count = a.count;
@@ -668,6 +674,12 @@ void Allocator::check() const {
         throw_error(Errc::internal, "page tails: the page an allocation begins in is not mapped");
       if (!safe_ && r.next && (r.tail_first < r.span.first || r.tail_first >= r.span.first + r.span.count))
         throw_error(Errc::internal, "page tails: the shared page lies outside the span");
+      if (!safe_ && r.next && r.evicted && r.ev_first + r.ev_count == r.span.first + r.span.count &&
+          r.tail_first >= r.ev_first) {  // the shared page left: next must be evicted from its first slot
+        const Record* q = records_.find(r.next);
+        if (!q->evicted || q->ev_first != q->span.first)
+          throw_error(Errc::internal, "page tails: a shared page left while its neighbour needs it");
+      }
       for (std::uint32_t i = r.span.first; !safe_ && i < r.span.first + r.span.count; ++i) {
         const bool hole = pool_.page_slots(r.span.view, i) == 0;
         if (hole != (r.evicted && i >= r.ev_first && i < r.ev_first + r.ev_count))

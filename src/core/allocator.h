@@ -134,7 +134,8 @@ class Allocator final : private SlabSource {
   std::size_t evict(void* ptr, bool release);
   // Maps pages at an evicted allocation's address again, read-write
   // (contents undefined until the caller copies them back). Out of memory
-  // like alloc (the allocation stays evicted, nothing changes).
+  // like alloc: the allocation stays evicted (with page tails, the parts
+  // already mapped stay mapped and a later restore maps the rest).
   void restore(void* ptr);
   // Maps a resident large allocation read-only (device writes then fault) or
   // read-write again. Frees and evictions make its pages writable first.
