@@ -1017,17 +1017,18 @@ TEST(PageTails, RandomNeighboursKeepEveryByteThroughMovesAndFrees) {
 }
 
 // Regressions found in review: an allocator alone, on the host backend.
+Options tail_options() {
+  Options o;
+  o.backend = "host";
+  o.small_max = kPage / 4;
+  o.handle_size = 0;
+  o.tail_share = true;
+  return o;
+}
+
 struct TailAlloc {
   prim::HostBackend be{0, kPage, 0};
-  std::unique_ptr<core::Allocator> a;
-  TailAlloc() {
-    Options o;
-    o.backend = "host";
-    o.small_max = kPage / 4;
-    o.handle_size = 0;
-    o.tail_share = true;
-    a = std::make_unique<core::Allocator>(be, o);
-  }
+  std::unique_ptr<core::Allocator> a = std::make_unique<core::Allocator>(be, tail_options());
 };
 
 TEST(PageTails, AReadOnlyAllocationWithNoPageOfItsOwnIsFreedCleanly) {
@@ -1070,12 +1071,7 @@ TEST(PageTails, APartlyRestoredNeighbourKeepsThePageItBeginsIn) {
 }
 
 TEST(PageTails, NotUnderAGraphPoolsTag) {
-  Options o;
-  o.backend = "host";
-  o.small_max = kPage / 4;
-  o.handle_size = 0;
-  o.tail_share = true;
-  core::DeviceAllocator d(std::make_unique<prim::HostBackend>(0, kPage, 0), o);
+  core::DeviceAllocator d(std::make_unique<prim::HostBackend>(0, kPage, 0), tail_options());
   auto s = reinterpret_cast<prim::Stream>(0x10);
   d.capture_begin(s, 7);  // a kept block serves any request of its rounded size: whole pages only
   void* a = d.alloc(2 * kPage + kPage / 4, s);
