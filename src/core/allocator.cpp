@@ -567,6 +567,10 @@ void Allocator::restore(void* ptr) {
   Record& r = large_record(ptr, "restore");
   if (!r.evicted) throw_error(Errc::invalid_argument, "restore(" + hex_ptr(reinterpret_cast<std::uintptr_t>(ptr)) + "): not evicted");
   const std::size_t page = pool_.page_size();
+  // Free pages first; new memory for the rest, within the cap (restore_span
+  // counts what its fill really takes). When the device (or the cap) is
+  // full, the cache goes back to the driver first.
+  auto room = [&] { return cap_ ? (cap_ - std::min(cap_, pool_.reserved_bytes())) / page : SIZE_MAX; };
   auto attempt = [&] {
     // Page tails: the page it begins in, if an evicted prev let it go with it, comes back first
     // (prev's again, mapped while prev stays evicted: its bytes there come with prev's restore).
@@ -574,9 +578,8 @@ void Allocator::restore(void* ptr) {
       Record& p = *records_.find(r.prev);
       const std::uint32_t end = p.span.first + p.span.count;
       if (p.evicted && p.ev_first + p.ev_count == end && p.tail_first < end) {
-        const std::size_t left = cap_ ? (cap_ - std::min(cap_, pool_.reserved_bytes())) / page : SIZE_MAX;
         pool_.restore_span(slots_span(p.span, p.tail_first, end - p.tail_first), end - p.tail_first,
-                           prim::Access::read_write, nullptr, left);
+                           prim::Access::read_write, nullptr, room());
         p.ev_count = p.tail_first - p.ev_first;
       }
     }
@@ -586,8 +589,7 @@ void Allocator::restore(void* ptr) {
     while (r.ev_count) {
       const std::uint32_t first = r.ev_first, end = r.ev_first + r.ev_count;
       const std::uint32_t to = r.next && first < r.tail_first && r.tail_first < end ? r.tail_first : end;
-      const std::size_t left = cap_ ? (cap_ - std::min(cap_, pool_.reserved_bytes())) / page : SIZE_MAX;
-      pool_.restore_span(slots_span(r.span, first, to - first), to - first, prim::Access::read_write, nullptr, left);
+      pool_.restore_span(slots_span(r.span, first, to - first), to - first, prim::Access::read_write, nullptr, room());
       r.ev_first = to;
       r.ev_count = end - to;
     }
