@@ -277,6 +277,7 @@ def run_one(name, a):
             out["plan"] = prof.get("plan") if prof else None
             out["peak_all_tiered"] = prof.get("peak_all_tiered") if prof else None
             out["profile_activations"] = prof.get("activations") if prof else None
+            out["memory_check"] = prof.get("memory_check") if prof else None
             if prof:  # the times the states were planned on: the first iteration's, or the retimed one's
                 out["profile_times"] = dict(timed_iteration=prof.get("timed_iteration"),
                                             first_iteration_ms=prof.get("first_iteration_ms"),
@@ -384,6 +385,18 @@ def main():
             print(f"  planned on iteration {pt['timed_iteration']}'s times: {pt['timed_ms']:.1f} ms of compute to the "
                   f"last step" + (f" (the profile iteration's: {first:.1f} ms)" if first is not None else "") +
                   f"; the states' plan predicts {pt['predicted_ms']:.1f} ms, measured step {r['step_s'] * 1e3:.1f} ms")
+        mc = r.get("memory_check")
+        if mc:
+            gb = 1e9
+            line = (f"  memory check of a planned forward ({mc['boundaries']} boundaries): on the GPU beyond the plan at "
+                    f"most {mc['excess_bytes'] / gb:.2f} GB (boundary {mc['excess_at']}), evictions in flight at most "
+                    f"{mc['leaving_max_bytes'] / gb:.2f} GB, reserved beyond live at most {mc['overhead_max_bytes'] / gb:.2f} GB; "
+                    f"taken back {mc['reclaimed_bytes'] / gb:.2f} GB")
+            b = mc.get("before_first_reclaim")
+            if b:
+                line += (f", first before boundary {mc['first_reclaim_at']} (at {b['boundary']}: plan {b['planned'] / gb:.2f}, "
+                         f"live {b['resident'] / gb:.2f} of which leaving {b['leaving'] / gb:.2f}, reserved {b['reserved'] / gb:.2f} GB)")
+            print(line)
         raw = r.get("raw_disk")
         if raw or st.get("demoted_bytes"):
             gb = 1e9

@@ -346,6 +346,7 @@ TEST(Residency, AnAsyncEvictionLeavesOnlyOnceItsCopyCompletes) {
   r.dev->evict(a.p, Mode::offload, /*wait=*/false);
   auto st = r.dev->residency_stats();
   EXPECT_EQ(st.leaving_now, 1u);
+  EXPECT_EQ(st.leaving_bytes_now, 8 * kPage + 3);
   EXPECT_EQ(st.evicted_now, 0u);
   EXPECT_TRUE(r.host->accessible(reinterpret_cast<std::uintptr_t>(a.p), kPage)) << "still mapped while its copy runs";
   EXPECT_EQ(r.dev->settle(false), 0u) << "its copy has not completed";
@@ -354,6 +355,7 @@ TEST(Residency, AnAsyncEvictionLeavesOnlyOnceItsCopyCompletes) {
   EXPECT_EQ(r.dev->settle(false), 1u);
   st = r.dev->residency_stats();
   EXPECT_EQ(st.leaving_now, 0u);
+  EXPECT_EQ(st.leaving_bytes_now, 0u);
   EXPECT_EQ(st.evicted_now, 1u);
   EXPECT_FALSE(r.host->accessible(reinterpret_cast<std::uintptr_t>(a.p), kPage));
   r.dev->check();
@@ -730,7 +732,9 @@ TEST(Residency, RestoringOrFreeingALeavingAllocationCancelsItsEviction) {
   fill(r.be(), a.p, a.n, 7);  // writable again
   a.seed = 7;
   r.dev->evict(b.p, Mode::discard, false);
+  EXPECT_EQ(r.dev->residency_stats().leaving_bytes_now, 6 * kPage);
   r.dev->free(b.p);
+  EXPECT_EQ(r.dev->residency_stats().leaving_bytes_now, 0u) << "a freed allocation's eviction is no longer in flight";
   r.dev->check();
   r.host->advance_clock(30);
   r.dev->settle(true);

@@ -340,6 +340,8 @@ typedef struct memlake_residency_stats {
   uint64_t spare_now, spare_bytes_now;     /* marked spare (memlake_mark_spare), not ready yet */
   uint64_t pressure_waits;                 /* allocations or restores out of memory that freed pages and retried */
   double pressure_seconds;                 /* time in them: waits for copies out, prefetches and spares taken back */
+  /* Since 0.13: */
+  uint64_t leaving_bytes_now;              /* bytes of the evictions in flight (still on the GPU) */
 } memlake_residency_stats;
 MEMLAKE_API memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, memlake_residency_stats* stats);
 

@@ -61,7 +61,7 @@ except ImportError:  # pragma: no cover - every torch memlake supports has them
     _flatten = _get_current_dispatch_mode = _len_torch_dispatch_stack = None
 from torch.multiprocessing.reductions import StorageWeakRef as _StorageRef
 
-__all__ = ["ActivationTiering", "ResidencyMover", "fit_boundaries", "storage_of"]
+__all__ = ["ActivationTiering", "ResidencyMover", "check_memory", "fit_boundaries", "storage_of"]
 
 _SCALARS = (bool, int, float, str, type(None))
 
@@ -149,6 +149,16 @@ class ResidencyMover:
         from . import _default
         return _default().watermark(self.device, reset)
 
+    def memory(self):
+        """(bytes of live allocations on the GPU, of them still leaving, physical bytes reserved,
+        bytes taken back under pressure so far): the host's view, which is what an allocation at
+        the cap meets. A planned iteration's memory check reads it at every boundary."""
+        from . import _default
+        s = _default().stats(self.device)
+        r = self._res.residency_stats(device=self.device)
+        return (s["allocated_bytes.all.current"] - r["evicted_bytes_now"], r["leaving_bytes_now"],
+                s["reserved_bytes.all.current"], r["reclaimed_bytes"])
+
     def gpu_bytes(self):
         """Bytes of live allocations on the GPU now (allocated, less what is evicted)."""
         from . import _default
@@ -220,6 +230,8 @@ class ActivationTiering:
         self.model, self.mover, self.window = model, mover, window
         self.keep_bytes = keep_bytes  # bytes of evictable saved storages that stay resident (None: plan)
         self.max_plans = max_plans
+        self.memory_check_run = 2     # a plan's run whose boundaries are checked against it (0: none; the
+        #                               first run is often timed, the second runs as every later one)
         self.stall_log = None         # a list: on-demand restores and the waits for restores issued ahead
         #                               append (CUDA event before, after)
         self.timeline = None          # a list: while set (by the owner, for the iterations it times), every
@@ -270,6 +282,7 @@ class ActivationTiering:
         #                               boundary (index = counter; 0: the forward's start), then at its end
         self._trans = []              # profile, measured: each forward interval's transient (index = the
         #                               boundary that starts it): allocated peak in it less allocated at its start
+        self._mem = None              # a checked planned iteration: mover.memory() at each boundary
 
     # ---- forward
     def _on_start_args(self, module, args):
@@ -303,6 +316,11 @@ class ActivationTiering:
         self._sig = sig
         self._plan = self._plans.get(sig)
         self._covering = False
+        if self._plan is not None:  # its own plan: counted, and checked on one of its runs
+            self._plan["runs"] = self._plan.get("runs", 0) + 1
+            if self._plan["runs"] == self.memory_check_run and self._plan.get("resident_plan") and \
+                    hasattr(self.mover, "memory"):
+                self._mem = [self.mover.memory()]
         if self._plan is None and sig not in self._own and self._unstable.get(sig, 0) < 2:
             # A shape no larger than a profiled one runs that one's plan at once (no profile
             # iteration): the same operators save the same storages, none larger, so what the
@@ -365,6 +383,8 @@ class ActivationTiering:
                 g = self._order[first] if first < len(self._order) else None
                 if g is not None and not g.away and g.alive() and g.bwd_rank is None:
                     g.spare = spare(g.key, g.tensor())
+            if self._mem is not None:
+                self._mem.append(self.mover.memory())
         else:  # profile: evict what has not been used for LAG boundaries (a later use brings it back)
             for g in self._order:
                 if not g.away and g.evictable and g.last_use <= c - self.LAG and g.alive():
@@ -403,6 +423,10 @@ class ActivationTiering:
             self.finish()
             return
         self._fwd_end_counter = self._counter
+        if self._mem is not None:
+            if not self._halted:
+                self._plan["memory_check"] = check_memory(self._plan["resident_plan"], self._mem)
+            self._mem = None
         if self._wm is not None:
             self._measure()
             self._wm = None
@@ -626,7 +650,7 @@ class ActivationTiering:
             if kept + g.nbytes <= keep:
                 kept += g.nbytes
                 kept_set.add(id(g))
-        fit = dict(fwd_peak_bytes=None, fit_evicted_bytes=0, over_bytes=0)
+        fit = dict(fwd_peak_bytes=None, fit_evicted_bytes=0, over_bytes=0, resident_plan=None)
         if measured is not None and self.keep_bytes is None and self._nonact is not None:
             fit = self._fit(cand, kept_set, measured)
             kept -= fit["fit_evicted_bytes"]
@@ -695,7 +719,8 @@ class ActivationTiering:
         for k in moved:
             kept_set.discard(id(by_item[k]))
         return dict(fwd_peak_bytes=max(base[c] + trans[c] + must[c] + res[c] for c in range(n)),
-                    fit_evicted_bytes=sum(items[k][0] for k in moved), over_bytes=over)
+                    fit_evicted_bytes=sum(items[k][0] for k in moved), over_bytes=over,
+                    resident_plan=[base[c] + must[c] + res[c] for c in range(n)])
 
     def _mark(self, kind, key):
         ev = _torch.cuda.Event(enable_timing=True)
@@ -746,7 +771,7 @@ _PASSIVE = dict(packs=[], nbytes=[], evict_at={}, restore_order=[])  # an iterat
 _NOTHING = dict(packs=[], nbytes=[], evict_at={}, restore_order=[], groups=0, profile_groups=[], evicted_bytes=0,
                 kept_bytes=0, must_keep_bytes=0, nonact_bytes=None, transient_bytes=0, transient_floor_bytes=0,
                 transient_by_boundary=None, transient_at=None, fwd_peak_bytes=None, fit_evicted_bytes=0, over_bytes=0,
-                boundaries=0)
+                resident_plan=None, boundaries=0)
 
 
 def fit_boundaries(items, limits):
@@ -789,6 +814,36 @@ def fit_boundaries(items, limits):
                 break
         worst = max(worst, over)
     return moved, res, worst
+
+
+def check_memory(planned, points):
+    """A planned iteration's forward against its plan, boundary by boundary (the plan's run number
+    ActivationTiering.memory_check_run). planned[c]: the bytes the plan has on the GPU at boundary c
+    once the evictions issued there are done (its per-boundary check's count, resident_plan);
+    points[c]: mover.memory() there, after the plan's evictions at c were issued: (live bytes on the
+    GPU, of them still leaving, physical bytes reserved, bytes taken back under pressure so far).
+    What it tells apart, where an allocation at the cap had to take memory back: `excess` (on the
+    GPU beyond the plan once every copy out is done: what the plan does not count), `leaving`
+    (evictions the link has not finished: time, which an allocation at the cap waits for) and
+    `overhead` (reserved beyond what is live: the allocator's cache and rounding). Returns the
+    lists (reclaimed: since the forward's start) and their summary: the largest excess and where,
+    the most leaving and the most overhead, the first boundary reached after memory was taken back
+    (None: none was) and the state at the boundary before it."""
+    n = min(len(planned), len(points))
+    res, lv, rsv = ([int(p[k]) for p in points[:n]] for k in range(3))
+    rec = [int(p[3] - points[0][3]) for p in points[:n]]
+    excess = [res[c] - lv[c] - planned[c] for c in range(n)]
+    over = [rsv[c] - res[c] for c in range(n)]
+    at = max(range(n), key=excess.__getitem__) if n else None
+    first = next((c for c in range(n) if rec[c] > 0), None)
+    before = None
+    if first:
+        b = first - 1
+        before = dict(boundary=b, planned=planned[b], resident=res[b], leaving=lv[b], reserved=rsv[b])
+    return dict(boundaries=n, planned=list(planned[:n]), resident=res, leaving=lv, reserved=rsv, reclaimed=rec,
+                excess_bytes=excess[at] if n else 0, excess_at=at, leaving_max_bytes=max(lv, default=0),
+                overhead_max_bytes=max(over, default=0), first_reclaim_at=first, before_first_reclaim=before,
+                reclaimed_bytes=rec[-1] if n else 0)
 
 
 def _covers(big, small):

@@ -51,7 +51,8 @@ class _Stats(ctypes.Structure):
                 ("disk_reading_now", c_uint64), ("disk_busy_seconds", c_double), ("ahead_now", c_uint64),
                 ("ahead_bytes_now", c_uint64), ("reclaimed", c_uint64), ("reclaimed_bytes", c_uint64),
                 ("spare_now", c_uint64), ("spare_bytes_now", c_uint64), ("pressure_waits", c_uint64),
-                ("pressure_seconds", c_double)]
+                ("pressure_seconds", c_double),
+                ("leaving_bytes_now", c_uint64)]
 
 
 for _name, _res, _args in [

@@ -761,6 +761,13 @@ class Tiering:
         return out
 
     def profile(self):
+        """The profile the plan was made from (None before it); with activation tiering, also the
+        memory check of a later planned iteration against the activation plan (`memory_check`:
+        act_tier.check_memory), once one ran."""
+        if self._profile and self._act is not None:
+            ap = self._act.last_plan()
+            if ap is not None and ap.get("memory_check") is not None:
+                self._profile["memory_check"] = ap["memory_check"]
         return self._profile
 
     def save_profile(self, path):

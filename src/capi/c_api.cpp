@@ -864,7 +864,8 @@ memlake_status memlake_get_residency_stats(memlake_allocator* a, int device, mem
                                    s.spare_now,
                                    s.spare_bytes_now,
                                    s.pressure_waits,
-                                   s.pressure_s};
+                                   s.pressure_s,
+                                   s.leaving_bytes_now};
     const uint32_t size = out->struct_size;  // an older caller's struct: the fields it has
     std::memcpy(out, &c, std::min<std::size_t>(size, sizeof c));
     out->struct_size = size;

@@ -764,6 +764,7 @@ void Residency::evict(void* ptr, Mode mode, bool wait) {
   e.bytes = r.requested;
   e.leaving = done;
   ++leaving_;
+  leaving_bytes_ += e.bytes;
   order_.push_back(r.ptr);
   if (!wait) return;
   try {
@@ -789,6 +790,7 @@ void Residency::finish_eviction(std::uintptr_t ptr, Entry& e) {
   }
   e.leaving = 0;
   --leaving_;
+  leaving_bytes_ -= e.bytes;
   e.evicted = true;
   ++st_.evictions;
   ++st_.evicted_now;
@@ -809,6 +811,7 @@ void Residency::cancel_eviction(std::uintptr_t ptr) {
     } catch (...) {
     }
   --leaving_;
+  leaving_bytes_ -= e.bytes;
   entries_.erase(it);
 }
 
@@ -976,6 +979,7 @@ ResidencyStats Residency::stats() const {
   s.host_used = host_.used();
   s.asleep = asleep_;
   s.leaving_now = leaving_;
+  s.leaving_bytes_now = leaving_bytes_;
   if (disk_) {
     s.disk_used = disk_->used();
     s.disk_file = disk_->file_size();

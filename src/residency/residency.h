@@ -75,6 +75,7 @@ struct ResidencyStats {
   std::uint64_t spare_now = 0, spare_bytes_now = 0;      // marked spare, not ready() yet
   std::uint64_t pressure_waits = 0;                      // out-of-memory retries that freed pages
   double pressure_s = 0;                                 // time in them (waits for copies out included)
+  std::uint64_t leaving_bytes_now = 0;                   // bytes of the evictions in flight (still mapped)
   bool asleep = false;
   double last_sleep_s = 0, last_wake_s = 0;
 };
@@ -312,6 +313,7 @@ private:
   std::vector<Pending> pending_;  // host extents still read by a restore's copy
   bool asleep_ = false;
   std::size_t leaving_ = 0;  // entries with an eviction in flight
+  std::size_t leaving_bytes_ = 0;  // their bytes (still mapped: on the GPU until settled)
   std::vector<std::uintptr_t> moving_;  // entries with a disk move in flight
   std::string io_error_;                // the first failed demotion's error, until settle() reports it
   std::deque<std::uintptr_t> order_;  // leaving entries in the order their copies were queued (may hold stale ones)

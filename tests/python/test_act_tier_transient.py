@@ -11,7 +11,7 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="PyTorch not installed")
 
-from memlake.act_tier import ActivationTiering, fit_boundaries, storage_of  # noqa: E402
+from memlake.act_tier import ActivationTiering, check_memory, fit_boundaries, storage_of  # noqa: E402
 from test_act_tier import PoisonMover, _finish_step, _same  # noqa: E402
 from torch.multiprocessing.reductions import StorageWeakRef  # noqa: E402
 
@@ -57,6 +57,9 @@ class MeteredMover(PoisonMover):
     def gpu_bytes(self):
         away = sum(self.live[k][1] for k in self.live_away() if k in self.live)
         return self.allocated() - away
+
+    def memory(self):  # evictions complete at once here: nothing leaving, nothing taken back
+        return (self.gpu_bytes(), 0, self.allocated(), 0)
 
 
 class Unmetered(MeteredMover):
@@ -186,6 +189,36 @@ def test_a_boundary_before_the_end_that_does_not_fit_evicts_more():
     # More room: every boundary fits, nothing more leaves.
     roomy = _run(limit=WEIGHTS + 144 * K, skips=3, steps=1)[2].last_plan()
     assert roomy["fit_evicted_bytes"] == 0 and roomy["over_bytes"] == 0 and roomy["fwd_peak_bytes"] <= WEIGHTS + 144 * K
+
+
+def test_a_planned_forward_is_checked_against_its_plan_at_every_boundary():
+    # The plan's second run reads the mover's memory at every boundary: where the plan's count is
+    # exact (this stand-in rounds nothing and moves at once), what is on the GPU is the plan's
+    # count at each boundary, and nothing is over it.
+    plain = _run(tier=False, skips=3, steps=4)
+    tiered = _run(limit=WEIGHTS + 112 * K, skips=3, steps=4)
+    _same(tiered, plain)
+    p = tiered[2].last_plan()
+    mc = p["memory_check"]
+    assert p["runs"] == 3 and mc["boundaries"] == p["boundaries"] + 1 == len(p["resident_plan"])
+    assert mc["resident"] == mc["planned"] == p["resident_plan"]
+    assert mc["excess_bytes"] == 0 and mc["leaving_max_bytes"] == 0 and mc["first_reclaim_at"] is None
+    assert max(mc["resident"]) > WEIGHTS  # saved storages are counted, not only the weights
+    # Never checked: a mover without memory(), or memory_check_run 0.
+    assert "memory_check" not in _run(Unmetered, limit=LIMIT, steps=4)[2].last_plan()
+
+
+def test_check_memory_tells_what_the_plan_missed_from_copies_still_leaving():
+    planned = [100, 150, 200, 180]
+    # (live, of it leaving, reserved, taken back so far)
+    points = [(100, 0, 110, 5), (170, 20, 180, 5), (230, 10, 240, 5), (190, 0, 200, 35)]
+    mc = check_memory(planned, points)
+    assert mc["excess_bytes"] == 20 and mc["excess_at"] == 2  # 230 - 10 leaving - 200 planned
+    assert mc["leaving_max_bytes"] == 20 and mc["overhead_max_bytes"] == 10
+    assert mc["reclaimed"] == [0, 0, 0, 30] and mc["reclaimed_bytes"] == 30
+    assert mc["first_reclaim_at"] == 3
+    assert mc["before_first_reclaim"] == dict(boundary=2, planned=200, resident=230, leaving=10, reserved=240)
+    assert check_memory([], [])["excess_at"] is None
 
 
 def test_fit_boundaries_moves_the_earliest_used_kept_storage_first():
