@@ -214,6 +214,41 @@ def raw_disk(directory, nbytes, chunk=64 << 20):
     return dict(write_Bps=n / w, read_Bps=n / r, both_Bps=2 * n / both, bytes=n)
 
 
+# The tiering's counters that bench prints per iteration (t.stats(); counts since tier(), differenced).
+_STEP_COUNTS = ("act_evicted_bytes", "act_restores_planned", "act_restores_on_demand", "act_prefetch_deferred",
+                "act_reclaimed_fwd_bytes", "act_reclaimed_bwd_bytes", "pressure_waits", "pressure_s",
+                "restores_on_demand", "evicted_bytes")
+
+
+def _counts(st):
+    return {k: st[k] for k in _STEP_COUNTS if k in st}
+
+
+def _print_checks(r):
+    """Each iteration's tiering counts and the memory check of a planned forward (where there are)."""
+    ps = r.get("per_step")
+    if ps and "act_reclaimed_fwd_bytes" in ps[0]:
+        gb = 1e9
+        print("  per iteration (s; GB taken back in forward/after; waits at the cap, s; activations evicted GB; "
+              "restores planned/on demand; prefetches deferred): " + "; ".join(
+                  f"{s_:.3f} {c['act_reclaimed_fwd_bytes'] / gb:.2f}/{c['act_reclaimed_bwd_bytes'] / gb:.2f} "
+                  f"{c.get('pressure_waits', 0)}x{c.get('pressure_s', 0.0):.3f} {c['act_evicted_bytes'] / gb:.2f} "
+                  f"{c['act_restores_planned']}/{c['act_restores_on_demand']} {c['act_prefetch_deferred']}"
+                  for s_, c in zip(r["step_times"], ps)))
+    mc = r.get("memory_check")
+    if mc:
+        gb = 1e9
+        line = (f"  memory check of a planned forward ({mc['boundaries']} boundaries): on the GPU beyond the plan at "
+                f"most {mc['excess_bytes'] / gb:.2f} GB (boundary {mc['excess_at']}), evictions in flight at most "
+                f"{mc['leaving_max_bytes'] / gb:.2f} GB, reserved beyond live at most {mc['overhead_max_bytes'] / gb:.2f} GB; "
+                f"taken back {mc['reclaimed_bytes'] / gb:.2f} GB")
+        b = mc.get("before_first_reclaim")
+        if b:
+            line += (f", first before boundary {mc['first_reclaim_at']} (at {b['boundary']}: plan {b['planned'] / gb:.2f}, "
+                     f"live {b['resident'] / gb:.2f} of which leaving {b['leaving'] / gb:.2f}, reserved {b['reserved'] / gb:.2f} GB)")
+        print(line)
+
+
 def run_one(name, a):
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     import torch
@@ -250,7 +285,7 @@ def run_one(name, a):
                 kw["margin"] = margin
             t = mt.tier(model, opt, budget=budget, **kw)
         gen = torch.Generator(device="cuda").manual_seed(a.seed)
-        times, losses = [], []
+        times, losses, per_step = [], [], []
         for step in range(a.steps):
             torch.cuda.synchronize()
             t0 = time.perf_counter()
@@ -262,6 +297,8 @@ def run_one(name, a):
             torch.cuda.synchronize()
             times.append(time.perf_counter() - t0)
             losses.append(loss.item())
+            if t is not None:  # each iteration's own counts: where the pressure and the waits are
+                per_step.append(_counts(t.stats()))
         med = statistics.median(times[3:]) if len(times) > 3 else statistics.median(times)
         out.update(step_s=med, tokens_per_s=items / med, step_times=times, losses=losses[:5], ok=True)
         if allocator == "native":
@@ -271,6 +308,8 @@ def run_one(name, a):
             out["peak_reserved"] = memlake.stats()["reserved_bytes.all.peak"]
         if t is not None:
             out["tier"] = t.stats()
+            out["per_step"] = [{k: v - (per_step[i - 1][k] if i else 0) for k, v in c.items()}
+                               for i, c in enumerate(per_step)]
             prof = t.profile()
             if prof and a.profile_dir:
                 t.save_profile(os.path.join(a.profile_dir, f"tier_profile_{a.model}_{name}.txt"))
@@ -385,18 +424,7 @@ def main():
             print(f"  planned on iteration {pt['timed_iteration']}'s times: {pt['timed_ms']:.1f} ms of compute to the "
                   f"last step" + (f" (the profile iteration's: {first:.1f} ms)" if first is not None else "") +
                   f"; the states' plan predicts {pt['predicted_ms']:.1f} ms, measured step {r['step_s'] * 1e3:.1f} ms")
-        mc = r.get("memory_check")
-        if mc:
-            gb = 1e9
-            line = (f"  memory check of a planned forward ({mc['boundaries']} boundaries): on the GPU beyond the plan at "
-                    f"most {mc['excess_bytes'] / gb:.2f} GB (boundary {mc['excess_at']}), evictions in flight at most "
-                    f"{mc['leaving_max_bytes'] / gb:.2f} GB, reserved beyond live at most {mc['overhead_max_bytes'] / gb:.2f} GB; "
-                    f"taken back {mc['reclaimed_bytes'] / gb:.2f} GB")
-            b = mc.get("before_first_reclaim")
-            if b:
-                line += (f", first before boundary {mc['first_reclaim_at']} (at {b['boundary']}: plan {b['planned'] / gb:.2f}, "
-                         f"live {b['resident'] / gb:.2f} of which leaving {b['leaving'] / gb:.2f}, reserved {b['reserved'] / gb:.2f} GB)")
-            print(line)
+        _print_checks(r)
         raw = r.get("raw_disk")
         if raw or st.get("demoted_bytes"):
             gb = 1e9
