@@ -94,11 +94,12 @@ class CpuAdam:
 
 def config(name):
     """A configuration by name, as CONFIGS' tuple and tier()'s margin in bytes (None: its default):
-    CONFIGS, or the pattern tier<GiB>[_ckpt][_disk][_m<MiB>] (memlake, tier() with that budget; _m: its
-    margin, the reserve its plan keeps under the budget), ckpt_cap<GiB> (native, checkpointing, capped)."""
+    CONFIGS, or the pattern tier<GiB>[_ckpt][_disk][_m<MiB>][_window] (memlake, tier() with that budget; _m: its
+    margin, the reserve its plan keeps under the budget; _window: activations restored ahead within
+    act_window only, act_prefetch_room=False), ckpt_cap<GiB> (native, checkpointing, capped)."""
     if name in CONFIGS:
         return CONFIGS[name] + (None,)
-    m = re.fullmatch(r"tier(\d+)(_ckpt)?(_disk)?(?:_m(\d+))?", name)
+    m = re.fullmatch(r"tier(\d+)(_ckpt)?(_disk)?(?:_m(\d+))?(_window)?", name)
     if m:
         return ("memlake", bool(m.group(2)), int(m.group(1)), f"{m.group(1)}G", "disk" if m.group(3) else None,
                 int(m.group(4)) << 20 if m.group(4) else None)
@@ -283,6 +284,8 @@ def run_one(name, a):
             kw = dict(host_limit=a.host_limit) if method == "disk" else {}
             if margin is not None:
                 kw["margin"] = margin
+            if name.endswith("_window"):
+                kw["act_prefetch_room"] = False
             t = mt.tier(model, opt, budget=budget, **kw)
         gen = torch.Generator(device="cuda").manual_seed(a.seed)
         times, losses, per_step = [], [], []

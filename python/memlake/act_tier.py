@@ -230,6 +230,8 @@ class ActivationTiering:
         self.model, self.mover, self.window = model, mover, window
         self.keep_bytes = keep_bytes  # bytes of evictable saved storages that stay resident (None: plan)
         self.max_plans = max_plans
+        self.room_fn = None           # () -> bytes restores ahead may take now beyond the window (None: the
+        #                               window alone); tier() sets what its budget leaves
         self.memory_check_run = 2     # a plan's run whose boundaries are checked against it (0: none; the
         #                               first run is often timed, the second runs as every later one)
         self.stall_log = None         # a list: on-demand restores and the waits for restores issued ahead
@@ -551,15 +553,22 @@ class ActivationTiering:
                 h.ahead = False
                 self._ahead_bytes -= h.nbytes
             q = self._plan["restore_order"]
-            while self._queue_pos < len(q) and self._ahead_bytes < self.window:
+            while self._queue_pos < len(q):
                 first = q[self._queue_pos]
-                self._queue_pos += 1
                 h = self._order[first] if first < len(self._order) else None
                 if h is None or not h.away or h.bwd_rank is not None:
+                    self._queue_pos += 1
                     continue
                 if not h.alive():  # freed while away (a branch backward never reads): memlake dropped it
+                    self._queue_pos += 1
                     h.away = False
                     continue
+                # Within the window, or beyond it where memory has room now (backward frees what it
+                # has read: the storages read last, which left first in the forward and have the
+                # longest way back, can start back while the link would idle).
+                if self._ahead_bytes >= self.window and (self.room_fn is None or self.room_fn() < h.nbytes):
+                    break
+                self._queue_pos += 1
                 try:
                     self._restore(h, planned=True)
                 except MemoryError:  # no room for it yet (a prefetch never takes another's): the next read retries

@@ -142,8 +142,8 @@ class Tiering:
     """The handle tier() returns: stats(), profile(), save_profile(path), close()."""
 
     def __init__(self, model, optimizer, budget=None, host="auto", min_bytes=4 << 20, margin=None,
-                 h2d_gbps=None, d2h_gbps=None, activations=True, act_window=None, host_limit=None, disk_window=None,
-                 retime_at=2):
+                 h2d_gbps=None, d2h_gbps=None, activations=True, act_window=None, act_prefetch_room=True,
+                 host_limit=None, disk_window=None, retime_at=2):
         from . import torch as _mt
         if not _mt.enabled():
             raise Error("memlake.torch.tier() needs memlake.torch.enable() first: the tensors it moves must be "
@@ -249,6 +249,8 @@ class Tiering:
             self._act = ActivationTiering(model, ResidencyMover(self.device, self.min_bytes), window=self._act_window,
                                           exclude={storage_of(p)[0] for p in model.parameters()})
             self._act.budget_fn = self._act_budget
+            if act_prefetch_room:
+                self._act.room_fn = self._act_room
             self._act.stall_log = self._stalls
             self._act.timeline = []  # the first profile iteration's whole timeline, for save_profile()
         alloc.reset_peak_stats(self.device)
@@ -371,6 +373,16 @@ class Tiering:
         whole iteration, an activation's only part of it (G10's order: longest idle first)."""
         states = max((self._state_bytes(i) for i in range(len(self._params))), default=0)
         return max(0, self.budget - self.margin - nonact - must_keep - self._act_window - 2 * states)
+
+    def _act_room(self):
+        """Bytes backward's restores of activations may take ahead beyond their window now: what the
+        budget leaves above what is on the GPU (live allocations, the restores ahead included), less
+        the margin, the plan's transients (backward's own stand for them) and the least the optimizer
+        states need. Asked only while the window is full."""
+        ap = self._act.current_plan() or self._act.last_plan() or {}
+        states = max((self._state_bytes(i) for i in range(len(self._params))), default=0)
+        return (self.budget - self.margin - self._act.mover.gpu_bytes() - (ap.get("transient_bytes") or 0)
+                - 2 * states)
 
     # ---- one parameter's step, inside backward
     def _step_one(self, i):
@@ -821,7 +833,8 @@ def tier(model, optimizer, budget=None, host="auto", **kw):
     reserve for the host tier now ("auto": twice the trainable parameters'
     bytes, AdamW's two states; None: grow on demand). activations: also move
     saved activations (with a budget; default True); act_window: bytes restored
-    ahead of backward (default max(256 MiB, budget/32)); host_limit: bytes of
+    ahead of backward (default max(256 MiB, budget/32)); act_prefetch_room: also
+    restore ahead beyond the window while memory has room (default True); host_limit: bytes of
     the host tier optimizer states may hold, the rest go to the disk tier (in
     backward a few steps after their eviction, and at each iteration's end;
     needs enable(disk_tier=DIR)), written, and read back

@@ -289,6 +289,34 @@ def test_a_small_window_restores_on_demand_and_stays_correct():
     assert tiered[2].st["act_restores_on_demand"] > 0
 
 
+def test_beyond_the_window_restores_go_ahead_only_while_memory_has_room():
+    # No window: with room, every planned restore is issued at backward's first read (none on
+    # demand); with none, each waits for its own read; bit for bit the untiered run either way.
+    plain = _train(False)
+    asked = []
+
+    def room(n):
+        return lambda: asked.append(n) or n
+    for bytes_, on_demand in ((1 << 40, False), (0, True)):
+        torch.manual_seed(0)
+        model, mover = Blocks(), PoisonMover()
+        act = ActivationTiering(model, mover, window=0, exclude={storage_of(p)[0] for p in model.parameters()})
+        act.room_fn = room(bytes_)
+        opt = torch.optim.SGD(model.parameters(), lr=1e-2)
+        g = torch.Generator().manual_seed(1)
+        losses, grads = [], []
+        for _ in range(4):
+            _finish_step(model(torch.randn(32, 64, generator=g)), model, opt, act, losses, grads)
+        _same((losses, grads), plain)
+        planned, demand = act.st["act_restores_planned"], act.st["act_restores_on_demand"]
+        assert act.st["act_evictions"] == planned + demand and asked  # each eviction came back once
+        if on_demand:
+            assert planned == 0 and demand > 0
+        else:
+            plan = act.last_plan()
+            assert planned == 3 * len(plan["restore_order"]) > 0  # the three planned iterations'
+
+
 def test_no_grad_forward_is_left_alone():
     torch.manual_seed(0)
     model = Blocks()
