@@ -114,7 +114,7 @@ step_tier() {
   [ "${T_TIER_TESTS:-150}" = 0 ] || step_tiertests "$1"
   timeout "${T_TIER:-360}" python3 bench/tier_finetune.py --configs "${TIER_CONFIGS:-ideal,ckpt,tier24_ckpt,tier32,tier16_ckpt_disk}" \
     --out "$1/speed.json" --profile-dir "$1" > "$1/speed.txt" 2>&1
-  grep -v '^{' "$1/speed.txt" | tail -12
+  grep -v '^{' "$1/speed.txt" | tail -24
   for f in "$1"/tier_profile_*.txt; do [ -e "$f" ] && ./build-gpu/memlake sim --profile "$f"; done > "$1/sim.txt" 2>&1
   cat "$1/sim.txt"
 }
@@ -130,8 +130,8 @@ step_tierresnet() {
   # ResNet-152 at batch 256 peaks at 23.7 GiB uncapped (H100); with every state and activation off
   # the GPU it still needs 16.0 GiB (results §23c), so 20 GiB is the cap beyond its peak.
   timeout "${T_TIER_MODELS:-240}" python3 bench/tier_finetune.py --model resnet152 --batch 256 \
-    --configs ${RESNET_CONFIGS:-ideal,tier20} --out "$1/resnet.json" > "$1/resnet.txt" 2>&1
-  grep -v '^{' "$1/resnet.txt" | tail -10
+    --configs ${RESNET_CONFIGS:-ideal,tier20} --out "$1/resnet.json" --profile-dir "$1" > "$1/resnet.txt" 2>&1
+  grep -v '^{' "$1/resnet.txt" | tail -16
 }
 step_daemon() { OUT="$1" PARTS=dedup BENCH_TIMEOUT="${T_DAEMON:-120}" scripts/gpu_daemon.sh | tail -15; }
 step_hash() {
