@@ -238,7 +238,8 @@ class ActivationTiering:
         #                               append (CUDA event before, after)
         self.timeline = None          # a list: while set (by the owner, for the iterations it times), every
         #                               boundary ("b", counter), the forward's end ("end", counter) and each
-        #                               storage's first read in backward ("u", group) append (kind, key, event)
+        #                               storage's first read in backward ("u", group) append (kind, key, event);
+        #                               each planned restore ("r", (group, the group whose read issued it), None)
         self._exclude = set(exclude)  # storage addresses never moved (parameters)
         self._plans = {}              # input signature -> plan (dict)
         self._unstable = {}           # signature -> iterations that left its plan
@@ -578,6 +579,8 @@ class ActivationTiering:
                 h.ahead = True
                 self._ahead.append(h)
                 self._ahead_bytes += h.nbytes
+                if self.timeline is not None:  # where it was issued: after g's read (no event)
+                    self.timeline.append(("r", (h.first, g.first), None))
         return t
 
     def finish(self):

@@ -83,7 +83,9 @@ def timeline_profile_text(t, name="tier", machine=()):
       groups     [{"nbytes", "first_pack", "last_use"}]  saved storages, index = group
       states_plan {"tiered": [position], "issue": {position: issue position (-1: before the forward)},
                    "disk": [position]: those read back from the disk tier (optional)}
-      act_plan   {"evict_at": {counter: [group]}, "restore_order": [group], "window": bytes}
+      act_plan   {"evict_at": {counter: [group]}, "restore_order": [group], "window": bytes,
+                  "issued": [(group, read group)] (optional: each restore ahead and the read after which the
+                  run issued it; without it the window is replayed)}
 
     Kernels are the intervals between consecutive events: one per forward boundary, the loss
     (forward end to backward's first event), then one per backward event. A position's states
@@ -92,7 +94,8 @@ def timeline_profile_text(t, name="tier", machine=()):
     replay what tier() does: a tiered state leaves before the kernel after its step and comes
     back where its restore was issued (a state the run read back from the disk tier leaves to
 "ssd"); a saved storage leaves before the kernel of its boundary
-    and comes back, within the window, after the backward read that issued it."""
+    and comes back after the backward read that issued it (as the run issued them, else within the
+    window)."""
     bounds = sorted(t["boundaries"])
     ev = [("f", c, float(x)) for c, x in bounds] + [("end", 0, float(t["fwd_end"]))]
     bwd = [("p", k, float(q["t_ms"])) for k, q in enumerate(t["positions"])]
@@ -140,6 +143,11 @@ def timeline_profile_text(t, name="tier", machine=()):
             for g in gs:
                 moves.append(f"move evict {S + g} {idx[('f', int(c))]} host")
     evicted = {g for gs in ap.get("evict_at", {}).values() for g in gs}
+    if ap.get("issued") is not None:
+        for q, g in ap["issued"]:
+            if q in evicted and ("u", g) in idx:
+                moves.append(f"move prefetch {S + q} {min(idx[('u', g)] + 1, K - 1)}")
+        return "\n".join(out + moves) + "\n"
     queue, pos, ahead, early, read = list(ap.get("restore_order", ())), 0, 0, set(), set()
     for kind, g, _ in bwd:  # the runtime's window, replayed over the backward reads
         if kind != "u":

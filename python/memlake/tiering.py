@@ -353,6 +353,9 @@ class Tiering:
                  states_plan=dict(tiered=list(p["tiered"]), issue={k: p["issue"][k] for k in p["tiered"]},
                                   disk=[k for k in p["tiered"] if positions[k].get("param") in self._read_from_disk]),
                  act_plan=dict(evict_at=ap["evict_at"], restore_order=ap["restore_order"], window=self._act_window))
+        issued = [key for kind, key, _ in tl if kind == "r"]
+        if issued:  # a planned iteration: the restores where it issued them (the window and the room)
+            t["act_plan"]["issued"] = issued
         machine = _machine_lines(max(0, self.budget - self.margin - nonact), h2d, d2h)
         gib = float(1 << 30)
         if self.host_limit is not None:  # the disk run: the host tier's limit and the disk's measured rates

@@ -305,16 +305,22 @@ def test_beyond_the_window_restores_go_ahead_only_while_memory_has_room():
         opt = torch.optim.SGD(model.parameters(), lr=1e-2)
         g = torch.Generator().manual_seed(1)
         losses, grads = [], []
-        for _ in range(4):
+        for i in range(4):
+            if i == 3:  # the last iteration's timeline: where each restore ahead was issued (no CUDA events here)
+                act.timeline = []
+                act._mark = lambda kind, key: act.timeline.append((kind, key, None))
             _finish_step(model(torch.randn(32, 64, generator=g)), model, opt, act, losses, grads)
         _same((losses, grads), plain)
+        issued = [key for kind, key, _ in act.timeline if kind == "r"]
+        reads = [key for kind, key, _ in act.timeline if kind == "u"]
         planned, demand = act.st["act_restores_planned"], act.st["act_restores_on_demand"]
         assert act.st["act_evictions"] == planned + demand and asked  # each eviction came back once
         if on_demand:
-            assert planned == 0 and demand > 0
+            assert planned == 0 and demand > 0 and not issued
         else:
             plan = act.last_plan()
             assert planned == 3 * len(plan["restore_order"]) > 0  # the three planned iterations'
+            assert [q for q, _ in issued] == plan["restore_order"] and {r for _, r in issued} == {reads[0]}
 
 
 def test_no_grad_forward_is_left_alone():

@@ -138,3 +138,20 @@ def test_states_read_back_from_disk_leave_to_ssd_in_the_timeline(tmp_path):
     r = _replay(text, tmp_path)
     if r is not None:
         assert r["bytes"]["to_ssd"] == 128 << 20 and r["bytes"]["from_ssd"] == 128 << 20
+
+
+def test_the_restores_the_run_issued_are_the_timelines_moves(tmp_path):
+    """A planned iteration's record of where each restore ahead was issued (its window and the room
+    beyond it) stands in the profile for the window's replay: both restores after the first read."""
+    from memlake.tier_plan import timeline_profile_text
+    t = _timeline()
+    t["act_plan"]["window"] = 256 << 20  # one storage
+    plain = [x.split() for x in timeline_profile_text(t).splitlines() if x.startswith("move prefetch ")]
+    t["act_plan"]["issued"] = [(1, 5), (0, 5)]  # storage 5 is read first
+    moves = [x.split() for x in timeline_profile_text(t).splitlines() if x.startswith("move prefetch ")]
+    first_read = str(7 + 1)  # kernels: 6 boundaries, the loss, then read5 (index 7): after it
+    assert ["move", "prefetch", "7", first_read] in moves and ["move", "prefetch", "6", first_read] in moves
+    assert ["move", "prefetch", "6", first_read] not in plain  # the window alone issued 0 later
+    r = _replay(timeline_profile_text(t, machine=["gpu_bytes=4294967296", "pcie=46.5"]), tmp_path)
+    if r is not None:
+        assert r["bytes"]["to_host"] == 2 * (128 << 20) + 2 * (256 << 20)
