@@ -380,12 +380,16 @@ class Tiering:
     def _act_room(self):
         """Bytes backward's restores of activations may take ahead beyond their window now: what the
         budget leaves above what is on the GPU (live allocations, the restores ahead included), less
-        the margin, the plan's transients (backward's own stand for them) and the least the optimizer
-        states need. Asked only while the window is full."""
+        the margin, the plan's transients (backward's own stand for them) and what the optimizer
+        states' restores ahead count on (their plan's window, at least one state restored while
+        another leaves): the activations never take the room the states' plan was made with.
+        Asked only while the window is full."""
         ap = self._act.current_plan() or self._act.last_plan() or {}
-        states = max((self._state_bytes(i) for i in range(len(self._params))), default=0)
+        states = 2 * max((self._state_bytes(i) for i in range(len(self._params))), default=0)
+        if self._plan is not None:
+            states = max(states, self._plan["window_bytes"])
         return (self.budget - self.margin - self._act.mover.gpu_bytes() - (ap.get("transient_bytes") or 0)
-                - 2 * states)
+                - states)
 
     # ---- one parameter's step, inside backward
     def _step_one(self, i):
