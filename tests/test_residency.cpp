@@ -598,6 +598,28 @@ TEST(Residency, TakingBackARestoreAheadWaitsForItsCopyAndSurvivesAFault) {
   r.dev->check();
 }
 
+// A restore takes new pages as growth does (handles of handle_size, single
+// pages for the rest), not a wake's few large handles: once the restored
+// allocation is freed, a smaller one that takes its pages takes a handle
+// whole, so a large one would waste most of itself.
+TEST(Residency, ARestoreMakesHandlesAsGrowthDoes) {
+  Rig r;  // handles of four pages
+  Buf a = make(r, 40 * kPage, 0, 1);
+  r.dev->evict(a.p, Mode::offload);  // its pages FREE for others
+  Buf b = make(r, 40 * kPage, 0, 2);  // takes them
+  const std::size_t before = r.host->live_handles();
+  r.dev->restore(a.p);  // 40 new pages
+  EXPECT_EQ(r.host->live_handles() - before, 10u) << "ten handles of four pages, not 32 + 8";
+  EXPECT_TRUE(holds(r.be(), a.p, a.n, a.seed));
+  r.dev->free(a.p);
+  const std::size_t allocated = r.dev->stats().allocated.current;
+  Buf c = make(r, 5 * kPage, 0, 3);  // from a's free pages
+  EXPECT_LE(r.dev->stats().allocated.current - allocated, 8 * kPage) << "at most two handles of four, not one of 8 or 32";
+  EXPECT_EQ(r.host->live_handles() - before, 10u) << "no new memory";
+  for (Buf* x : {&b, &c}) r.dev->free(x->p);
+  r.dev->check();
+}
+
 // An out-of-memory retry waits for the evictions in flight only until its
 // request's bytes are back, oldest first, not for every copy still running.
 TEST(Residency, OutOfMemoryWaitsOnlyForTheLeavingPagesItNeeds) {

@@ -563,7 +563,7 @@ std::size_t Allocator::evict(void* ptr, bool release) {
   return bytes;
 }
 
-void Allocator::restore(void* ptr) {
+void Allocator::restore(void* ptr, bool coarse) {
   Record& r = large_record(ptr, "restore");
   if (!r.evicted) throw_error(Errc::invalid_argument, "restore(" + hex_ptr(reinterpret_cast<std::uintptr_t>(ptr)) + "): not evicted");
   const std::size_t page = pool_.page_size();
@@ -579,7 +579,7 @@ void Allocator::restore(void* ptr) {
       const std::uint32_t end = p.span.first + p.span.count;
       if (p.evicted && p.ev_first + p.ev_count == end && p.tail_first < end) {
         pool_.restore_span(slots_span(p.span, p.tail_first, end - p.tail_first), end - p.tail_first,
-                           prim::Access::read_write, nullptr, room());
+                           prim::Access::read_write, nullptr, room(), coarse);
         p.ev_count = p.tail_first - p.ev_first;
       }
     }
@@ -589,7 +589,8 @@ void Allocator::restore(void* ptr) {
     while (r.ev_count) {
       const std::uint32_t first = r.ev_first, end = r.ev_first + r.ev_count;
       const std::uint32_t to = r.next && first < r.tail_first && r.tail_first < end ? r.tail_first : end;
-      pool_.restore_span(slots_span(r.span, first, to - first), to - first, prim::Access::read_write, nullptr, room());
+      pool_.restore_span(slots_span(r.span, first, to - first), to - first, prim::Access::read_write, nullptr, room(),
+                         coarse);
       r.ev_first = to;
       r.ev_count = end - to;
     }

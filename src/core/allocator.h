@@ -135,8 +135,9 @@ class Allocator final : private SlabSource {
   // Maps pages at an evicted allocation's address again, read-write
   // (contents undefined until the caller copies them back). Out of memory
   // like alloc: the allocation stays evicted (with page tails, the parts
-  // already mapped stay mapped and a later restore maps the rest).
-  void restore(void* ptr);
+  // already mapped stay mapped and a later restore maps the rest). New pages:
+  // a wake's few large handles (coarse), else growth's (PagePool::restore_span).
+  void restore(void* ptr, bool coarse = true);
   // Maps a resident large allocation read-only (device writes then fault) or
   // read-write again. Frees and evictions make its pages writable first.
   void set_readonly(void* ptr, bool readonly);

@@ -123,7 +123,7 @@ const std::vector<Entry>& entries() {
        [](Options& o, const std::string& v) { o.disk_tier_limit = parse_size(v); },
        [](const Options& o) { return size_str(o.disk_tier_limit); }},
       {{"tier_handle_size", "MEMLAKE_TIER_HANDLE_SIZE", "268435456",
-        "Residency: an allocation that comes back to the GPU (wake, restore) is mapped in power-of-two handles of at most this size (rounded down to a power of two of pages), largest first: fewer handles make the next sleep cheaper (the driver's unmap and release cost per handle)."},
+        "Residency: an allocation that comes back to the GPU by a wake is mapped in power-of-two handles of at most this size (rounded down to a power of two of pages), largest first: fewer handles make the next sleep cheaper (the driver's unmap and release cost per handle). A restore (memlake_restore, memlake.torch.tier()) takes new pages as growth does (handle_size): its pages are soon free for other allocations, which would take a large handle whole."},
        [](Options& o, const std::string& v) {
          const std::size_t n = parse_size(v);
          if (n == 0 || n > (std::size_t{2} << 30))

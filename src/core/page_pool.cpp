@@ -1111,7 +1111,7 @@ std::size_t PagePool::evict_span(const Span& s, bool release) {
 }
 
 void PagePool::restore_span(const Span& s, std::uint32_t reuse_max, prim::Access a, TakeInfo* info,
-                            std::size_t max_new) {
+                            std::size_t max_new, bool coarse) {
   View& w = views_[s.view];
   if (!w.live || w.spans == 0 || s.first + s.count > w.slots.size() ||
       std::any_of(w.slots.begin() + s.first, w.slots.begin() + s.first + s.count, [](PageId p) { return p != kHole; }))
@@ -1135,7 +1135,7 @@ void PagePool::restore_span(const Span& s, std::uint32_t reuse_max, prim::Access
     throw_error(Errc::out_of_memory, "restore needs " + format_bytes(static_cast<std::size_t>(s.count - reused) * page_) +
                                          " of new memory, " + format_bytes(max_new * page_) + " left under the cap");
   const auto reused_pages = static_cast<std::uint32_t>(chosen.size());
-  chosen = map_pages(s.va, std::move(chosen), s.count, a, /*coarse=*/true);
+  chosen = map_pages(s.va, std::move(chosen), s.count, a, coarse);
   attach(s.view, s.first, chosen, reused_pages);
   --w.spans;  // mark_busy counts the span again
   mark_busy(s.view, s.first, s.count);

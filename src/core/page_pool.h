@@ -206,13 +206,15 @@ class PagePool {
   std::size_t evict_span(const Span& s, bool release);
   // Maps pages at the holes of an evicted span again, with access `a`: free
   // pages that fit exactly first (at most reuse_max slots), new handles for
-  // the rest in power-of-two handles of at most restore_slots(), largest
-  // first, and marks
-  // them BUSY. Strong guarantee: on failure the slots stay holes.
+  // the rest, and marks them BUSY: with `coarse` in power-of-two handles of at
+  // most restore_slots(), largest first (a wake: few handles, the allocation
+  // stays); else as growth makes them (a tiering restore: its pages are soon
+  // free again, and a large handle is taken whole by whatever takes it next).
+  // Strong guarantee: on failure the slots stay holes.
   // At most `max_new` slots of new pages (a cap): Errc::out_of_memory before
   // anything is mapped when the free pages it can take leave more to create.
   void restore_span(const Span& s, std::uint32_t reuse_max, prim::Access a, TakeInfo* info = nullptr,
-                    std::size_t max_new = SIZE_MAX);
+                    std::size_t max_new = SIZE_MAX, bool coarse = true);
   // An evicted span is freed: its slots stay holes; its view may become idle.
   void drop_evicted(const Span& s);
   // Sets the access of a live span's mappings in its own view (read-only weights).

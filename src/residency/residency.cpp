@@ -885,7 +885,11 @@ void Residency::restore(void* ptr, bool wait) {
   // Out of memory: pages of evictions still copying out give way, then (for a
   // restore that is needed now) those of restores ahead; a restore ahead never
   // takes back another (it would undo a prefetch needed sooner).
-  auto map = [&] { retry_oom(e.bytes, [&] { alloc_.restore(ptr); }, /*reclaim=*/wait); };
+  // New pages as growth makes them, not a wake's large handles: a tiered allocation is freed
+  // soon (an activation after backward reads it) or leaves again (a state), and its pages then
+  // serve other allocations, which would take a large handle whole (ResNet-152 at 20 GiB: 103 MB
+  // and 25 MB activations each took a 256 MiB handle a restore had made, 4.8 GB over the plan).
+  auto map = [&] { retry_oom(e.bytes, [&] { alloc_.restore(ptr, /*coarse=*/false); }, /*reclaim=*/wait); };
   bool copied = false;
   if (e.disk) {
     // Through a pinned extent, part by part (docs/design/residency.md): the
