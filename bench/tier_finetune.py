@@ -242,7 +242,8 @@ def _print_checks(r):
         line = (f"  memory check of a planned forward ({mc['boundaries']} boundaries): on the GPU beyond the plan at "
                 f"most {mc['excess_bytes'] / gb:.2f} GB (boundary {mc['excess_at']}), evictions in flight at most "
                 f"{mc['leaving_max_bytes'] / gb:.2f} GB, reserved beyond live at most {mc['overhead_max_bytes'] / gb:.2f} GB; "
-                f"taken back {mc['reclaimed_bytes'] / gb:.2f} GB")
+                f"taken back {mc['reclaimed_bytes'] / gb:.2f} GB; the plan's count includes {mc.get('other_bytes', 0) / gb:.2f} GB "
+                f"of optimizer states kept on the GPU")
         b = mc.get("before_first_reclaim")
         if b:
             line += (f", first before boundary {mc['first_reclaim_at']} (at {b['boundary']}: plan {b['planned'] / gb:.2f}, "

@@ -232,6 +232,8 @@ class ActivationTiering:
         self.max_plans = max_plans
         self.room_fn = None           # () -> bytes restores ahead may take now beyond the window (None: the
         #                               window alone); tier() sets what its budget leaves
+        self.other_bytes_fn = None    # () -> bytes the owner keeps on the GPU beside the plan's count (the
+        #                               optimizer states its own plan keeps): added to the memory check's plan
         self.memory_check_run = 2     # a plan's run whose boundaries are checked against it (0: none; the
         #                               first run is often timed, the second runs as every later one)
         self.stall_log = None         # a list: on-demand restores and the waits for restores issued ahead
@@ -428,7 +430,9 @@ class ActivationTiering:
         self._fwd_end_counter = self._counter
         if self._mem is not None:
             if not self._halted:
-                self._plan["memory_check"] = check_memory(self._plan["resident_plan"], self._mem)
+                other = self.other_bytes_fn() if self.other_bytes_fn is not None else 0
+                mc = check_memory([b + other for b in self._plan["resident_plan"]], self._mem)
+                self._plan["memory_check"] = dict(mc, other_bytes=other)
             self._mem = None
         if self._wm is not None:
             self._measure()

@@ -251,6 +251,8 @@ class Tiering:
             self._act.budget_fn = self._act_budget
             if act_prefetch_room:
                 self._act.room_fn = self._act_room
+            # The states the states' plan keeps on the GPU: beside the activations' count.
+            self._act.other_bytes_fn = lambda: self._plan["resident_bytes"] if self._plan is not None else 0
             self._act.stall_log = self._stalls
             self._act.timeline = []  # the first profile iteration's whole timeline, for save_profile()
         alloc.reset_peak_stats(self.device)

@@ -109,7 +109,7 @@ class Stack(torch.nn.Module):
         return self.head(h).square().mean()
 
 
-def _run(mover_cls=MeteredMover, workspace=0, limit=None, steps=3, tier=True, skips=0):
+def _run(mover_cls=MeteredMover, workspace=0, limit=None, steps=3, tier=True, skips=0, other=None):
     """Trains `steps` iterations; limit: bytes budget_fn allows for what the GPU holds at a
     boundary (besides nothing else: no window, no states). Returns (losses, grads, act, mover)."""
     torch.manual_seed(0)
@@ -124,6 +124,8 @@ def _run(mover_cls=MeteredMover, workspace=0, limit=None, steps=3, tier=True, sk
         act = ActivationTiering(model, mover, exclude=params)
         if limit is not None:
             act.budget_fn = lambda nonact, must, cand: max(0, limit - nonact - must)
+        if other is not None:
+            act.other_bytes_fn = lambda: other
     g = torch.Generator().manual_seed(1)
     losses, grads = [], []
     for _ in range(steps):
@@ -204,6 +206,11 @@ def test_a_planned_forward_is_checked_against_its_plan_at_every_boundary():
     assert mc["resident"] == mc["planned"] == p["resident_plan"]
     assert mc["excess_bytes"] == 0 and mc["leaving_max_bytes"] == 0 and mc["first_reclaim_at"] is None
     assert max(mc["resident"]) > WEIGHTS  # saved storages are counted, not only the weights
+    assert mc["other_bytes"] == 0
+    # What the owner keeps beside the plan (optimizer states) joins the plan's count.
+    mc2 = _run(limit=WEIGHTS + 112 * K, skips=3, steps=4, other=5 * K)[2].last_plan()["memory_check"]
+    assert mc2["other_bytes"] == 5 * K and mc2["planned"] == [b + 5 * K for b in mc["planned"]]
+    assert mc2["excess_bytes"] == -5 * K
     # Never checked: a mover without memory(), or memory_check_run 0.
     assert "memory_check" not in _run(Unmetered, limit=LIMIT, steps=4)[2].last_plan()
 
