@@ -218,7 +218,7 @@ def raw_disk(directory, nbytes, chunk=64 << 20):
 # The tiering's counters that bench prints per iteration (t.stats(); counts since tier(), differenced).
 _STEP_COUNTS = ("act_evicted_bytes", "act_restores_planned", "act_restores_on_demand", "act_prefetch_deferred",
                 "act_reclaimed_fwd_bytes", "act_reclaimed_bwd_bytes", "pressure_waits", "pressure_s",
-                "restores_on_demand", "evicted_bytes")
+                "restores_on_demand", "evicted_bytes", "host_s", "act_host_s")
 
 
 def _counts(st):
@@ -231,10 +231,11 @@ def _print_checks(r):
     if ps and "act_reclaimed_fwd_bytes" in ps[0]:
         gb = 1e9
         print("  per iteration (s; GB taken back in forward/after; waits at the cap, s; activations evicted GB; "
-              "restores planned/on demand; prefetches deferred): " + "; ".join(
+              "restores planned/on demand; prefetches deferred; host s in the states' / activations' hooks): " + "; ".join(
                   f"{s_:.3f} {c['act_reclaimed_fwd_bytes'] / gb:.2f}/{c['act_reclaimed_bwd_bytes'] / gb:.2f} "
                   f"{c.get('pressure_waits', 0)}x{c.get('pressure_s', 0.0):.3f} {c['act_evicted_bytes'] / gb:.2f} "
-                  f"{c['act_restores_planned']}/{c['act_restores_on_demand']} {c['act_prefetch_deferred']}"
+                  f"{c['act_restores_planned']}/{c['act_restores_on_demand']} {c['act_prefetch_deferred']} "
+                  f"{c.get('host_s', 0.0):.3f}/{c.get('act_host_s', 0.0):.3f}"
                   for s_, c in zip(r["step_times"], ps)))
     mc = r.get("memory_check")
     if mc:

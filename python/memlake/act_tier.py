@@ -46,8 +46,10 @@ control flow that changes which tensors a step reads without changing its
 input signature. While another dispatch mode is active when a profile
 iteration starts, that iteration is not profiled (no activation moves).
 """
+import functools
 import math
 import sys
+import time
 import weakref
 
 import torch as _torch
@@ -61,7 +63,7 @@ except ImportError:  # pragma: no cover - every torch memlake supports has them
     _flatten = _get_current_dispatch_mode = _len_torch_dispatch_stack = None
 from torch.multiprocessing.reductions import StorageWeakRef as _StorageRef
 
-__all__ = ["ActivationTiering", "ResidencyMover", "check_memory", "fit_boundaries", "storage_of"]
+__all__ = ["ActivationTiering", "ResidencyMover", "check_memory", "fit_boundaries", "host_timed", "storage_of"]
 
 _SCALARS = (bool, int, float, str, type(None))
 
@@ -88,6 +90,21 @@ def timed_wait(log, fn):
     b.record()
     log.append((a, b))
     return out
+
+
+def host_timed(stats, key):
+    """A method decorator: the host's seconds in it add up in self.<stats>[key] (the hooks' own time,
+    beside the GPU's: where the host falls behind, the GPU idles between kernels)."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def timed(self, *args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return fn(self, *args, **kwargs)
+            finally:
+                getattr(self, stats)[key] += time.perf_counter() - t0
+        return timed
+    return wrap
 
 
 def waits_in(waits, lo, hi):
@@ -260,7 +277,7 @@ class ActivationTiering:
         self.st = dict(act_iterations=0, act_profiles=0, act_mismatches=0, act_evictions=0, act_evicted_bytes=0,
                        act_restores_planned=0, act_restores_on_demand=0, act_late_uses=0, act_restored_bytes=0,
                        act_passive=0, act_aborted=0, act_returned_at_end=0, act_covered=0, act_prefetch_deferred=0,
-                       act_reclaimed_fwd_bytes=0, act_reclaimed_bwd_bytes=0)
+                       act_reclaimed_fwd_bytes=0, act_reclaimed_bwd_bytes=0, act_host_s=0.0)
         self._reclaimed_mark = None  # the engine's reclaimed bytes at the forward's start, then at its end
         start = self._on_start if _takes("register_forward_pre_hook", "with_kwargs") else self._on_start_args
         kw = dict(with_kwargs=True) if start == self._on_start else {}
@@ -307,6 +324,7 @@ class ActivationTiering:
                 out.append(type(a).__name__)
         return tuple(out)
 
+    @host_timed("st", "act_host_s")
     def _start(self, args, kwargs):
         if not _torch.is_grad_enabled():
             return  # an evaluation forward (under no_grad) saves nothing: the iteration goes on
@@ -363,6 +381,7 @@ class ActivationTiering:
                 best, best_size = plan, size
         return best
 
+    @host_timed("st", "act_host_s")
     def _on_boundary(self, module, args):
         if not self._in_forward:
             return
@@ -414,6 +433,7 @@ class ActivationTiering:
                     g.gone = len(self._at)
         self._at.append((now, here))
 
+    @host_timed("st", "act_host_s")
     def _on_end(self, module, args, output):
         if not self._in_forward:
             return
@@ -448,6 +468,7 @@ class ActivationTiering:
             gpu = self.mover.gpu_bytes()
             self._nonact = None if gpu is None else max(0, gpu - here)
 
+    @host_timed("st", "act_host_s")
     def _pack(self, t):
         if not isinstance(t, _torch.Tensor):
             return (t, None, None)
@@ -529,6 +550,7 @@ class ActivationTiering:
         self.st["act_restored_bytes"] += g.nbytes
 
     # ---- backward
+    @host_timed("st", "act_host_s")
     def _unpack(self, packed):
         t, g, version = packed
         if version is not None and t._version != version:

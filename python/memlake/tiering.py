@@ -59,7 +59,7 @@ from . import Error, InvalidArgumentError, OutOfMemoryError, _default
 from . import residency as _res
 from .tier_plan import PlanError, plan as _plan, profile_text as _profile_text
 from .tier_plan import machine_lines as _machine_lines, timeline_profile_text as _timeline_profile_text
-from .act_tier import ActivationTiering, ResidencyMover, storage_of, timed_wait, waits_in
+from .act_tier import ActivationTiering, ResidencyMover, host_timed, storage_of, timed_wait, waits_in
 
 __all__ = ["tier", "Tiering", "PlanError"]
 
@@ -229,7 +229,7 @@ class Tiering:
         self._st = dict(steps_in_backward=0, steps_after_backward=0, restores_planned=0, restores_on_demand=0,
                         evictions=0, evicted_bytes=0, restored_bytes=0, demoted_bytes=0, disk_write_s=0.0,
                         fetched_bytes=0, disk_restored_bytes=0, disk_read_s=0.0, retimed_at=None, retime_skipped=0,
-                        prefetch_deferred=0, host_states_peak=0)
+                        prefetch_deferred=0, host_states_peak=0, host_s=0.0)
         self._hooks = [p.register_post_accumulate_grad_hook(self._on_grad) for p in self._params]
         if isinstance(model, _torch.nn.Module):
             self._hooks.append(model.register_forward_pre_hook(self._on_forward))
@@ -444,6 +444,7 @@ class Tiering:
         self._fwd_event = _torch.cuda.Event(enable_timing=True)
         self._fwd_event.record()
 
+    @host_timed("_st", "host_s")
     def _on_grad(self, p):
         i = self._index[p]
         if self._stepped[i]:
@@ -474,6 +475,7 @@ class Tiering:
                        lambda: self._restore(j, planned=True))
 
     # ---- the iteration boundary: the user's optimizer.step()
+    @host_timed("_st", "host_s")
     def _step(self, closure=None):
         if closure is not None:
             raise InvalidArgumentError("tier(): optimizer.step(closure) is not supported")

@@ -315,6 +315,7 @@ def test_beyond_the_window_restores_go_ahead_only_while_memory_has_room():
         reads = [key for kind, key, _ in act.timeline if kind == "u"]
         planned, demand = act.st["act_restores_planned"], act.st["act_restores_on_demand"]
         assert act.st["act_evictions"] == planned + demand and asked  # each eviction came back once
+        assert act.st["act_host_s"] > 0  # the hooks' own host time
         if on_demand:
             assert planned == 0 and demand > 0 and not issued
         else:

@@ -24,7 +24,7 @@ def test_the_per_iteration_counts_and_the_memory_check_are_printed(capsys):
     mc = check_memory([100, 150, 200], [(100, 0, 110, 5), (170, 20, 180, 5), (230, 10, 240, 9)])
     tier_finetune._print_checks(dict(step_times=[0.5, 0.4], per_step=[counts, counts], memory_check=mc))
     out = capsys.readouterr().out
-    assert "0.400 1.07/0.00 4x0.250 5.37 20/3 1" in out
+    assert "0.400 1.07/0.00 4x0.250 5.37 20/3 1 0.000/0.000" in out
     assert "beyond the plan at most 0.00 GB (boundary 2)" in out and "first before boundary 2" in out
     tier_finetune._print_checks(dict(step_times=[0.5]))  # an uncapped run: nothing
     assert capsys.readouterr().out == ""
