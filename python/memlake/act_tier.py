@@ -251,8 +251,8 @@ class ActivationTiering:
         #                               window alone); tier() sets what its budget leaves
         self.other_bytes_fn = None    # () -> bytes the owner keeps on the GPU beside the plan's count (the
         #                               optimizer states its own plan keeps): added to the memory check's plan
-        self.memory_check_run = 2     # a plan's run whose boundaries are checked against it (0: none; the
-        #                               first run is often timed, the second runs as every later one)
+        self.memory_check_run = 3     # a plan's run whose boundaries are checked against it (0: none; tier()
+        #                               times the second run again, the third runs as every later one)
         self.stall_log = None         # a list: on-demand restores and the waits for restores issued ahead
         #                               append (CUDA event before, after)
         self.timeline = None          # a list: while set (by the owner, for the iterations it times), every

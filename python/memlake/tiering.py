@@ -249,6 +249,7 @@ class Tiering:
             self._act = ActivationTiering(model, ResidencyMover(self.device, self.min_bytes), window=self._act_window,
                                           exclude={storage_of(p)[0] for p in model.parameters()})
             self._act.budget_fn = self._act_budget
+            self._largest_state = None
             if act_prefetch_room:
                 self._act.room_fn = self._act_room
             # The states the states' plan keeps on the GPU: beside the activations' count.
@@ -387,7 +388,9 @@ class Tiering:
         another leaves): the activations never take the room the states' plan was made with.
         Asked only while the window is full."""
         ap = self._act.current_plan() or self._act.last_plan() or {}
-        states = 2 * max((self._state_bytes(i) for i in range(len(self._params))), default=0)
+        if self._largest_state is None:  # constant once the states exist (asked at every full-window read)
+            self._largest_state = max((self._state_bytes(i) for i in range(len(self._params))), default=0)
+        states = 2 * self._largest_state
         if self._plan is not None:
             states = max(states, self._plan["window_bytes"])
         return (self.budget - self.margin - self._act.mover.gpu_bytes() - (ap.get("transient_bytes") or 0)
