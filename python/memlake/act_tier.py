@@ -178,9 +178,7 @@ class ResidencyMover:
 
     def gpu_bytes(self):
         """Bytes of live allocations on the GPU now (allocated, less what is evicted)."""
-        from . import _default
-        s = _default().stats(self.device)
-        return s["allocated_bytes.all.current"] - self._res.residency_stats(device=self.device)["evicted_bytes_now"]
+        return self.memory()[0]
 
 
 class _Group:

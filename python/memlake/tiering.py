@@ -225,6 +225,7 @@ class Tiering:
         self._retime_at = None        # the iteration index, once the profile has been made
         self._timing = False          # this iteration is timed (the profile, or the retime)
         self._plan = None
+        self._largest_state = 0       # bytes of the largest parameter's optimizer states (_largest_state_bytes)
         self._profile = None
         self._st = dict(steps_in_backward=0, steps_after_backward=0, restores_planned=0, restores_on_demand=0,
                         evictions=0, evicted_bytes=0, restored_bytes=0, demoted_bytes=0, disk_write_s=0.0,
@@ -249,7 +250,6 @@ class Tiering:
             self._act = ActivationTiering(model, ResidencyMover(self.device, self.min_bytes), window=self._act_window,
                                           exclude={storage_of(p)[0] for p in model.parameters()})
             self._act.budget_fn = self._act_budget
-            self._largest_state = None
             if act_prefetch_room:
                 self._act.room_fn = self._act_room
             # The states the states' plan keeps on the GPU: beside the activations' count.
@@ -377,7 +377,7 @@ class Tiering:
         window, and the least the optimizer states need (one parameter's restored ahead while
         another's leaves). Activations are kept before states: a state's idle interval is the
         whole iteration, an activation's only part of it (G10's order: longest idle first)."""
-        states = max((self._state_bytes(i) for i in range(len(self._params))), default=0)
+        states = self._largest_state_bytes(fresh=True)
         return max(0, self.budget - self.margin - nonact - must_keep - self._act_window - 2 * states)
 
     def _act_room(self):
@@ -388,13 +388,18 @@ class Tiering:
         another leaves): the activations never take the room the states' plan was made with.
         Asked only while the window is full."""
         ap = self._act.current_plan() or self._act.last_plan() or {}
-        if self._largest_state is None:  # constant once the states exist (asked at every full-window read)
-            self._largest_state = max((self._state_bytes(i) for i in range(len(self._params))), default=0)
-        states = 2 * self._largest_state
+        states = 2 * self._largest_state_bytes()
         if self._plan is not None:
             states = max(states, self._plan["window_bytes"])
         return (self.budget - self.margin - self._act.mover.gpu_bytes() - (ap.get("transient_bytes") or 0)
                 - states)
+
+    def _largest_state_bytes(self, fresh=False):
+        """The largest parameter's optimizer states, in bytes: found again when an activation plan is
+        made (`fresh`, budget_fn), and kept for the room rule, which asks at every full-window read."""
+        if fresh or not self._largest_state:
+            self._largest_state = max((self._state_bytes(i) for i in range(len(self._params))), default=0)
+        return self._largest_state
 
     # ---- one parameter's step, inside backward
     def _step_one(self, i):
