@@ -18,6 +18,7 @@ settings), and tier()'s counters. A configuration that runs out of memory
 says so. Random weights (seeded), random tokens (seeded).
 """
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -26,6 +27,7 @@ import subprocess
 import sys
 import time
 
+from _gputrace import format_summary
 from _models import resnet
 
 GIB = 1 << 30
@@ -252,6 +254,30 @@ def _print_checks(r):
         print(line)
 
 
+def _kineto(torch):
+    """A Kineto profile of the GPU's activity alone (kernels and copies; no host-side op
+    recording, so the host runs as it does unprofiled)."""
+    from torch.profiler import ProfilerActivity, profile
+    return profile(activities=[ProfilerActivity.CUDA])
+
+
+def _timeline(prof, a, name):
+    """The profiled iteration's GPU timeline summary (bench/_gputrace.py); the trace itself
+    beside the tiering profiles, gzipped, where --profile-dir is given."""
+    import gzip
+    import tempfile
+    from _gputrace import timeline_summary
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "trace.json")
+        prof.export_chrome_trace(path)
+        with open(path, "rb") as f:
+            raw = f.read()
+    if a.profile_dir:
+        with gzip.open(os.path.join(a.profile_dir, f"kineto_{a.model}_{name}.json.gz"), "wb") as f:
+            f.write(raw)
+    return timeline_summary(json.loads(raw))
+
+
 def run_one(name, a):
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     import torch
@@ -278,7 +304,6 @@ def run_one(name, a):
         model, step_loss, items = build(a, ckpt, torch)
         out["params"] = sum(p.numel() for p in model.parameters())
         opt = CpuAdam(model, lr=1e-5) if method == "cpu_adam" else torch.optim.AdamW(model.parameters(), lr=1e-5)
-        import contextlib
         saved = (lambda: torch.autograd.graph.save_on_cpu(pin_memory=True)) if method == "save_on_cpu" \
             else contextlib.nullcontext
         t = None
@@ -293,18 +318,23 @@ def run_one(name, a):
         times, losses, per_step = [], [], []
         for step in range(a.steps):
             torch.cuda.synchronize()
+            kineto = _kineto(torch) if step == a.kineto_step else contextlib.nullcontext()
             t0 = time.perf_counter()
-            with saved():
-                loss = step_loss(step, gen)
-            loss.backward()
-            opt.step()
-            opt.zero_grad(set_to_none=True)
-            torch.cuda.synchronize()
+            with kineto:
+                with saved():
+                    loss = step_loss(step, gen)
+                loss.backward()
+                opt.step()
+                opt.zero_grad(set_to_none=True)
+                torch.cuda.synchronize()
             times.append(time.perf_counter() - t0)
+            if step == a.kineto_step:
+                out["gpu_timeline"] = _timeline(kineto, a, name)
             losses.append(loss.item())
             if t is not None:  # each iteration's own counts: where the pressure and the waits are
                 per_step.append(_counts(t.stats()))
-        med = statistics.median(times[3:]) if len(times) > 3 else statistics.median(times)
+        timed = [x for i, x in enumerate(times) if i != a.kineto_step]  # not the profiled one
+        med = statistics.median(timed[3:]) if len(timed) > 3 else statistics.median(timed)
         out.update(step_s=med, tokens_per_s=items / med, step_times=times, losses=losses[:5], ok=True)
         if allocator == "native":
             out["peak_reserved"] = torch.cuda.max_memory_reserved()
@@ -377,6 +407,9 @@ def main():
                                                       "so the loss comparison is exact; slower)")
     ap.add_argument("--out", default="")
     ap.add_argument("--profile-dir", default="")
+    ap.add_argument("--kineto-step", type=int, default=-1,
+                    help="profile this iteration's GPU activity (torch.profiler): the compute stream's busy and idle "
+                         "time, idle time with copies in flight, each direction's bytes and rate (left out of the median)")
     ap.add_argument("--run", default="", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.run:
@@ -407,6 +440,9 @@ def main():
             print(f"{r['config']:<14} {'-':>7} {'-':>8} {'-':>7} {'-':>8}  {r.get('error', '')[:160]}")
     if a.model == "resnet152":
         print("(tok/s: images/s)")
+    for r in results:  # where the profiled iteration's GPU time went (--kineto-step)
+        if "gpu_timeline" in r:
+            print(f"{r['config']}:" + format_summary(r["gpu_timeline"])[1:])
     for r in results:  # what tier() moved, per tier
         st = r.get("tier")
         if not st:
