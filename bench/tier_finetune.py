@@ -254,28 +254,57 @@ def _print_checks(r):
         print(line)
 
 
-def _kineto(torch):
+class _kineto:
     """A Kineto profile of the GPU's activity alone (kernels and copies; no host-side op
-    recording, so the host runs as it does unprofiled)."""
-    from torch.profiler import ProfilerActivity, profile
-    return profile(activities=[ProfilerActivity.CUDA])
+    recording, so the host runs as it does unprofiled). A profiler that fails to start or stop
+    leaves the iteration unprofiled (`error`), never the run failed."""
+
+    def __init__(self, torch):
+        self.prof, self.error = None, None
+        try:
+            from torch.profiler import ProfilerActivity, profile
+            self.prof = profile(activities=[ProfilerActivity.CUDA])
+        except Exception as e:  # noqa: BLE001 - a measurement extra
+            self.error = f"{type(e).__name__}: {e}"
+
+    def __enter__(self):
+        if self.prof is not None:
+            try:
+                self.prof.__enter__()
+            except Exception as e:  # noqa: BLE001
+                self.prof, self.error = None, f"{type(e).__name__}: {e}"
+        return self
+
+    def __exit__(self, *exc):
+        if self.prof is not None:
+            try:
+                self.prof.__exit__(None, None, None)
+            except Exception as e:  # noqa: BLE001
+                self.prof, self.error = None, f"{type(e).__name__}: {e}"
+        return False
 
 
-def _timeline(prof, a, name):
+def _timeline(k, a, name):
     """The profiled iteration's GPU timeline summary (bench/_gputrace.py); the trace itself
-    beside the tiering profiles, gzipped, where --profile-dir is given."""
+    beside the tiering profiles, gzipped, where --profile-dir is given. {"error": ...} where
+    the profiler failed."""
     import gzip
     import tempfile
     from _gputrace import timeline_summary
-    with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "trace.json")
-        prof.export_chrome_trace(path)
-        with open(path, "rb") as f:
-            raw = f.read()
-    if a.profile_dir:
-        with gzip.open(os.path.join(a.profile_dir, f"kineto_{a.model}_{name}.json.gz"), "wb") as f:
-            f.write(raw)
-    return timeline_summary(json.loads(raw))
+    if k.prof is None:
+        return dict(error=k.error)
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "trace.json")
+            k.prof.export_chrome_trace(path)
+            with open(path, "rb") as f:
+                raw = f.read()
+        if a.profile_dir:
+            with gzip.open(os.path.join(a.profile_dir, f"kineto_{a.model}_{name}.json.gz"), "wb") as f:
+                f.write(raw)
+        return timeline_summary(json.loads(raw)) or dict(error="no kernels recorded")
+    except Exception as e:  # noqa: BLE001 - a measurement extra
+        return dict(error=f"{type(e).__name__}: {e}")
 
 
 def run_one(name, a):
@@ -442,7 +471,9 @@ def main():
         print("(tok/s: images/s)")
     for r in results:  # where the profiled iteration's GPU time went (--kineto-step)
         if "gpu_timeline" in r:
-            print(f"{r['config']}:" + format_summary(r["gpu_timeline"])[1:])
+            g = r["gpu_timeline"]
+            print(f"{r['config']}: GPU timeline not recorded: {g['error']}" if "error" in g
+                  else f"{r['config']}:" + format_summary(g)[1:])
     for r in results:  # what tier() moved, per tier
         st = r.get("tier")
         if not st:

@@ -34,7 +34,7 @@
 #   gen     issue 27: bench/hf_generate.py alone, GEN_ALLOCATORS (e.g. native,expandable,memlake:tail_share=1), GEN_REPEATS
 #   lat     issue 27: capture tests, alloc latency, HF generation (~360 s);
 #           LAT_ALLOCATORS e.g. native,expandable,memlake,memlake:max_mapped_ratio=1.5
-# KINETO_STEP: tier and tierresnet profile this iteration's GPU activity (tier_finetune.py --kineto-step).
+# KINETO_STEP: tier and tierresnet profile this iteration's GPU activity (tier_finetune.py --kineto-step; default 6, -1: none).
 # KV_KINDS: kv's bench kinds (kv_generate.py --kinds; default the issue's baselines, the default
 # KVCache compiled and eager, and its live reads eager).
 # Limits: T_<STEP> seconds for each step's main run (e.g. T_KV=300); a step's
@@ -114,7 +114,7 @@ step_tiertests() {
 step_tier() {
   [ "${T_TIER_TESTS:-150}" = 0 ] || step_tiertests "$1"
   timeout "${T_TIER:-360}" python3 bench/tier_finetune.py --configs "${TIER_CONFIGS:-ideal,ckpt,tier24_ckpt,tier32,tier16_ckpt_disk}" \
-    --out "$1/speed.json" --profile-dir "$1" --kineto-step "${KINETO_STEP:--1}" > "$1/speed.txt" 2>&1
+    --out "$1/speed.json" --profile-dir "$1" --kineto-step "${KINETO_STEP:-6}" > "$1/speed.txt" 2>&1
   grep -v '^{' "$1/speed.txt" | tail -24
   for f in "$1"/tier_profile_*.txt; do [ -e "$f" ] && ./build-gpu/memlake sim --profile "$f"; done > "$1/sim.txt" 2>&1
   cat "$1/sim.txt"
@@ -131,7 +131,7 @@ step_tierresnet() {
   # ResNet-152 at batch 256 peaks at 23.7 GiB uncapped (H100); with every state and activation off
   # the GPU it still needs 16.0 GiB (results §23c), so 20 GiB is the cap beyond its peak.
   timeout "${T_TIER_MODELS:-240}" python3 bench/tier_finetune.py --model resnet152 --batch 256 \
-    --configs ${RESNET_CONFIGS:-ideal,tier20} --out "$1/resnet.json" --profile-dir "$1" --kineto-step "${KINETO_STEP:--1}" > "$1/resnet.txt" 2>&1
+    --configs ${RESNET_CONFIGS:-ideal,tier20} --out "$1/resnet.json" --profile-dir "$1" --kineto-step "${KINETO_STEP:-6}" > "$1/resnet.txt" 2>&1
   grep -v '^{' "$1/resnet.txt" | tail -16
 }
 step_daemon() { OUT="$1" PARTS=dedup BENCH_TIMEOUT="${T_DAEMON:-120}" scripts/gpu_daemon.sh | tail -15; }
