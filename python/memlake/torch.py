@@ -84,6 +84,77 @@ def _oom_allocator():
     return _torch.cuda.memory.CUDAPluggableAllocator(lib, _torch_oom.MALLOC, _torch_oom.FREE)
 
 
+def _too_late(e):
+    return Error("memlake.torch.enable() came too late: PyTorch's CUDA allocator is already in use "
+                 f"({e}); call it before the first CUDA allocation and before torch.cuda.set_device (which "
+                 "sets PyTorch's allocator up), or use memlake.torch.pool()")
+
+
+class _DirectAllocator:
+    """What enable() keeps for memlake's direct allocator (memlake._torch_direct): the loaded library."""
+
+    name = "memlake-direct"
+
+    def __init__(self, path, lib):
+        self.path, self.lib = path, lib
+
+    def allocator(self):
+        """PyTorch's handle of the current allocator, as CUDAPluggableAllocator.allocator() gives."""
+        return _torch._C._cuda_getAllocator()
+
+    def installed(self):
+        return bool(self.lib.memlake_torch_direct_installed())
+
+    def __repr__(self):
+        return f"<memlake direct CUDA allocator {self.path}>"
+
+
+_direct = {"warned": False}
+
+
+def _off(value):
+    return str(value).strip().lower() in ("0", "false", "no", "off")
+
+
+def _direct_allocator(choice):
+    """memlake installed as PyTorch's CUDAAllocator itself (memlake._torch_direct; issue 27): a
+    _DirectAllocator, or None where it is turned off (torch_direct=0, MEMLAKE_TORCH_DIRECT=0) or
+    cannot be built or installed (said once), for the pluggable allocator to follow. Raises the
+    too-late Error where PyTorch's allocator is already set up (the pluggable one would be refused too)."""
+    import ctypes
+    import os
+    if choice is None:
+        choice = os.environ.get("MEMLAKE_TORCH_DIRECT", "0")
+    if _off(choice):
+        return None
+    from . import _torch_oom
+    try:
+        path = _torch_oom.build_direct()
+        lib = ctypes.CDLL(path)
+        lib.memlake_torch_direct_install.argtypes = [ctypes.c_int]
+        lib.memlake_torch_direct_install.restype = ctypes.c_int
+        lib.memlake_torch_direct_error.restype = ctypes.c_char_p
+        lib.memlake_torch_direct_installed.restype = ctypes.c_int
+        # MEMLAKE_TORCH_OOM=0: out of memory stays libmemlake's RuntimeError, as on the pluggable path.
+        convert_oom = os.environ.get("MEMLAKE_TORCH_OOM", "1") != "0"
+        if lib.memlake_torch_direct_install(int(convert_oom)) != 0:
+            why = (lib.memlake_torch_direct_error() or b"").decode(errors="replace")
+            if "already initialized" in why:
+                raise _too_late(why)
+            raise RuntimeError(why)
+    except Error:
+        raise
+    except Exception as e:  # no compiler, ninja, headers, or another PyTorch interface: the pluggable path
+        if not _direct["warned"]:
+            _direct["warned"] = True
+            import warnings
+            warnings.warn("memlake: PyTorch's allocator goes through CUDAPluggableAllocator (slower per tensor): "
+                          f"memlake's direct allocator could not be built or installed: {str(e)[:300]}",
+                          stacklevel=3)
+        return None
+    return _DirectAllocator(path, lib)
+
+
 def _configure_default(options):
     """Applies options to the default allocator, which must not exist yet if options are given."""
     opts = dict(options)
@@ -101,13 +172,19 @@ def enabled():
     return _state["enabled"] is not None
 
 
-def enable(**options):
+def enable(torch_direct=None, **options):
     """Makes memlake PyTorch's CUDA allocator for this process.
 
     options: any key of `memlake options` (memory_cap="24G", granularity="2M", ...).
+    torch_direct: memlake as a direct subclass of PyTorch's CUDAAllocator (memlake._torch_direct,
+    compiled on first use like the out-of-memory wrapper) rather than through
+    CUDAPluggableAllocator, which costs each tensor a std::function call, a lock and a map
+    entry each way; off by default until measured on a GPU ($MEMLAKE_TORCH_DIRECT=1 or
+    torch_direct=True turns it on). Where it cannot
+    be built or installed, enable() says so once and takes the pluggable allocator.
     Raises memlake.Error if PyTorch already allocated CUDA memory."""
     if enabled():
-        if options:
+        if options or torch_direct is not None:
             raise Error("memlake.torch.enable() was already called; options can only be given the first time")
         return
     if _torch.cuda.is_initialized() and _torch.cuda.memory_reserved() > 0:
@@ -115,13 +192,13 @@ def enable(**options):
                     f"(PyTorch already reserved {_torch.cuda.memory_reserved()} bytes); call it at the top of "
                     "the program, or use memlake.torch.pool() for part of it")
     _configure_default(options)
-    alloc = _oom_allocator() or _pluggable("memlake_torch_malloc")
-    try:
-        _torch.cuda.memory.change_current_allocator(alloc)
-    except RuntimeError as e:
-        raise Error("memlake.torch.enable() came too late: PyTorch's CUDA allocator is already in use "
-                    f"({e}); call it before the first CUDA allocation and before torch.cuda.set_device (which "
-                    "sets PyTorch's allocator up), or use memlake.torch.pool()") from None
+    alloc = _direct_allocator(torch_direct)
+    if alloc is None:
+        alloc = _oom_allocator() or _pluggable("memlake_torch_malloc")
+        try:
+            _torch.cuda.memory.change_current_allocator(alloc)
+        except RuntimeError as e:
+            raise _too_late(e) from None
     _state["enabled"] = alloc
     _announce_graphs()
     _answer_torch_stats()

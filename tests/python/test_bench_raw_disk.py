@@ -4,6 +4,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
 
+import pytest  # noqa: E402
+
 import tier_finetune  # noqa: E402
 
 
@@ -18,6 +20,7 @@ def test_raw_disk_measures_each_way_and_both_at_once_and_leaves_nothing(tmp_path
 
 
 def test_the_per_iteration_counts_and_the_memory_check_are_printed(capsys):
+    pytest.importorskip("torch", reason="PyTorch not installed (memlake.act_tier needs it)")
     from memlake.act_tier import check_memory
     counts = dict(act_evicted_bytes=5 << 30, act_restores_planned=20, act_restores_on_demand=3, act_prefetch_deferred=1,
                   act_reclaimed_fwd_bytes=1 << 30, act_reclaimed_bwd_bytes=0, pressure_waits=4, pressure_s=0.25)
