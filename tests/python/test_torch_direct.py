@@ -4,9 +4,6 @@ CUDAPluggableAllocator. Each scenario runs in a fresh interpreter (enable() must
 CUDA allocation). Skipped without torch, without a CUDA device, or without a compiler and ninja."""
 import os
 import shutil
-import subprocess
-import sys
-import textwrap
 
 import pytest
 
@@ -16,18 +13,16 @@ if not torch.cuda.is_available():
 if shutil.which("ninja") is None or shutil.which("c++") is None:
     pytest.skip("no ninja or C++ compiler: the direct allocator cannot be built here", allow_module_level=True)
 
+from test_torch_gpu import run as run_in_fresh_interpreter  # noqa: E402
+
 
 def run(code, timeout=600, **env_extra):
-    env = dict(os.environ, PYTHONPATH=":".join(sys.path), **env_extra)
+    env = dict(os.environ, **env_extra)
     if "MEMLAKE_TORCH_OOM" not in env_extra:
         env.pop("MEMLAKE_TORCH_OOM", None)
     # The direct allocator is off by default until measured; these scenarios turn it on.
     env.setdefault("MEMLAKE_TORCH_DIRECT", "1")
-    env.update(env_extra)
-    p = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env,
-                       timeout=timeout)
-    assert p.returncode == 0, f"stdout:\n{p.stdout}\nstderr:\n{p.stderr[-4000:]}"
-    return p.stdout
+    return run_in_fresh_interpreter(code, timeout, env)
 
 
 def test_enable_installs_the_direct_allocator_and_tensors_come_from_memlake():
@@ -156,13 +151,4 @@ def test_graph_capture_and_replay_under_the_direct_allocator():
     """)
 
 
-def test_enable_too_late_is_a_clear_error():
-    out = run("""
-        import torch, memlake, memlake.torch as mt
-        x = torch.ones(10, device="cuda")
-        try:
-            mt.enable()
-        except memlake.Error as e:
-            print("late:", e)
-    """)
-    assert "late:" in out and "before the first CUDA allocation" in out
+# Enabling too late, on either path: test_torch_gpu.py::test_enable_too_late_is_a_clear_error.

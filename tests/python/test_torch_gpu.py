@@ -13,8 +13,10 @@ if not torch.cuda.is_available():
     pytest.skip("no CUDA device: GPU tests skipped", allow_module_level=True)
 
 
-def run(code, timeout=600):
-    env = dict(os.environ, PYTHONPATH=":".join(sys.path))
+def run(code, timeout=600, env=None):
+    """Runs `code` in a fresh interpreter (enable() must precede the first CUDA allocation); `env`:
+    the environment, os.environ's by default. Returns its stdout; fails the test if it fails."""
+    env = dict(os.environ if env is None else env, PYTHONPATH=":".join(sys.path))
     p = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env,
                        timeout=timeout)
     assert p.returncode == 0, f"stdout:\n{p.stdout}\nstderr:\n{p.stderr[-4000:]}"
@@ -87,7 +89,8 @@ def test_without_the_wrapper_out_of_memory_is_a_runtime_error():
     assert "raw: RuntimeError True" in out
 
 
-def test_enable_too_late_is_a_clear_error():
+@pytest.mark.parametrize("direct", ["0", "1"])  # through CUDAPluggableAllocator / the direct allocator
+def test_enable_too_late_is_a_clear_error(direct):
     out = run("""
         import torch, memlake, memlake.torch as mt
         x = torch.ones(10, device="cuda")
@@ -95,7 +98,7 @@ def test_enable_too_late_is_a_clear_error():
             mt.enable()
         except memlake.Error as e:
             print("late:", e)
-    """)
+    """, env=dict(os.environ, MEMLAKE_TORCH_DIRECT=direct))
     assert "late:" in out and "before the first CUDA allocation" in out
 
 
