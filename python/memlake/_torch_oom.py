@@ -41,13 +41,16 @@ def _cache_dir(torch, src=SRC, name="memlake_torch_oom"):
 def _cuda_include_dir(torch):
     """A directory with cuda_runtime_api.h for PyTorch's c10/cuda headers: the toolkit
     torch.utils.cpp_extension finds (CUDA_HOME), else the headers of pip's CUDA runtime package
-    (nvidia/cuda_runtime/include, beside torch), else /usr/local/cuda."""
+    (nvidia/cuda_runtime/include or, for CUDA 13, nvidia/cu13/include, beside torch), else
+    /usr/local/cuda."""
     from torch.utils import cpp_extension
     cands = []
     if getattr(cpp_extension, "CUDA_HOME", None):
         cands.append(os.path.join(cpp_extension.CUDA_HOME, "include"))
     site = os.path.dirname(os.path.dirname(os.path.abspath(torch.__file__)))
-    cands += [os.path.join(site, "nvidia", "cuda_runtime", "include"), "/usr/local/cuda/include"]
+    # CUDA 12 wheels: nvidia/cuda_runtime/include; CUDA 13 wheels share nvidia/cu13/include.
+    cands += [os.path.join(site, "nvidia", "cuda_runtime", "include"), os.path.join(site, "nvidia", "cu13", "include"),
+              "/usr/local/cuda/include"]
     for d in cands:
         if os.path.exists(os.path.join(d, "cuda_runtime_api.h")):
             return d
