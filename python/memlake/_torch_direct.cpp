@@ -64,6 +64,8 @@ struct memlake_allocator;
 // From include/memlake/memlake.h (the status enum is an int).
 void* memlake_torch_malloc(ssize_t size, int device, void* stream);
 void memlake_torch_free(void* ptr, size_t size, int device, void* stream);
+// _torch_oom.cpp (built into the same library): memlake_torch_malloc with out of memory as c10's type.
+void* memlake_torch_malloc_oom(ssize_t size, int device, void* stream);
 memlake_allocator* memlake_default(void);
 int memlake_free_if_owned(memlake_allocator* a, void* ptr, int device, void** stream);
 int memlake_reset_peak_stats(memlake_allocator* a, int device);
@@ -107,7 +109,6 @@ constexpr size_t kAggregate = 0;  // StatType::AGGREGATE
 using c10::DeviceIndex;
 using c10::cuda::MempoolId_t;
 
-constexpr char kOom[] = "memlake: CUDA out of memory";
 bool g_convert_oom = true;  // MEMLAKE_TORCH_OOM=0 keeps libmemlake's RuntimeError (set at install)
 
 [[noreturn]] void unsupported(const char* what) {
@@ -115,17 +116,10 @@ bool g_convert_oom = true;  // MEMLAKE_TORCH_OOM=0 keeps libmemlake's RuntimeErr
               " (PyTorch's pluggable allocator does not either)");
 }
 
+// Out of memory as c10::OutOfMemoryError: _torch_oom.cpp's wrapper, compiled into this library too.
 void* malloc_on(size_t size, DeviceIndex device, cudaStream_t stream) {
-  try {
-    return memlake_torch_malloc(static_cast<ssize_t>(size), device, stream);
-  } catch (const c10::Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    if (!g_convert_oom) throw;
-    const std::string what = e.what();
-    if (what.rfind(kOom, 0) == 0) TORCH_CHECK_WITH(OutOfMemoryError, false, what);
-    throw;
-  }
+  return g_convert_oom ? memlake_torch_malloc_oom(static_cast<ssize_t>(size), device, stream)
+                       : memlake_torch_malloc(static_cast<ssize_t>(size), device, stream);
 }
 
 // A pointer whose device is not known (raw_delete): the current device is
@@ -394,7 +388,5 @@ const char* memlake_torch_direct_error(void) { return g_error.c_str(); }
 
 // 1 while memlake's direct allocator is PyTorch's current CUDA allocator.
 int memlake_torch_direct_installed(void) { return cca::allocator.load() == instance() ? 1 : 0; }
-
-const char* memlake_torch_direct_name(void) { return "memlake-direct"; }
 
 }  // extern "C"

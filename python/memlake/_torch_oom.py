@@ -29,12 +29,14 @@ MALLOC, FREE = "memlake_torch_malloc_oom", "memlake_torch_free_oom"
 DIRECT_SRC, DIRECT_NAME = os.path.join(_HERE, "_torch_direct.cpp"), "memlake_torch_direct"
 
 
-def _cache_dir(torch, src=SRC, name="memlake_torch_oom"):
+def _cache_dir(torch, sources=(SRC,), name="memlake_torch_oom"):
     base = os.environ.get("MEMLAKE_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "memlake")
-    with open(src, "rb") as f:
-        text = f.read()
+    texts = []
+    for src in sources:
+        with open(src, "rb") as f:
+            texts.append(f.read())
     key = hashlib.sha256(b"\0".join([torch.__version__.encode(), os.path.realpath(_native.path).encode(),
-                                     text])).hexdigest()[:16]
+                                     *texts])).hexdigest()[:16]
     return os.path.join(base, f"{name.replace('memlake_', '', 1)}-{key}")
 
 
@@ -57,14 +59,14 @@ def _cuda_include_dir(torch):
     raise OSError("no CUDA runtime headers (cuda_runtime_api.h) found in " + ", ".join(cands))
 
 
-def build(verbose=False, src=SRC, name="memlake_torch_oom", cuda=False):
-    """The path of a wrapper library compiled from `src` (built on first use, then cached): by
+def build(verbose=False, sources=(SRC,), name="memlake_torch_oom", cuda=False):
+    """The path of a wrapper library compiled from `sources` (built on first use, then cached): by
     default the out-of-memory wrapper; cuda=True adds PyTorch's CUDA libraries (c10_cuda,
     torch_cuda) and the CUDA runtime's headers. The CUDA runtime itself is not linked: it
     resolves through c10_cuda, so it is the one PyTorch loaded."""
     import torch
     from torch.utils import cpp_extension
-    out = _cache_dir(torch, src, name)
+    out = _cache_dir(torch, sources, name)
     lib = os.path.join(out, f"{name}.so")
     if os.path.exists(lib):
         return lib
@@ -75,13 +77,14 @@ def build(verbose=False, src=SRC, name="memlake_torch_oom", cuda=False):
     if cuda:
         includes.append(_cuda_include_dir(torch))
         ldflags += [f"-L{d}" for d in cpp_extension.library_paths()] + ["-lc10_cuda", "-ltorch_cuda"]
-    cpp_extension.load(name=name, sources=[src], build_directory=out, verbose=verbose, is_python_module=False,
+    cpp_extension.load(name=name, sources=list(sources), build_directory=out, verbose=verbose, is_python_module=False,
                        extra_include_paths=includes, extra_ldflags=ldflags)
     if not os.path.exists(lib):
-        raise OSError(f"building {src} left no {lib}")
+        raise OSError(f"building {', '.join(sources)} left no {lib}")
     return lib
 
 
 def build_direct(verbose=False):
-    """The path of memlake's direct PyTorch allocator library (_torch_direct.cpp)."""
-    return build(verbose=verbose, src=DIRECT_SRC, name=DIRECT_NAME, cuda=True)
+    """The path of memlake's direct PyTorch allocator library (_torch_direct.cpp, with _torch_oom.cpp's
+    out-of-memory wrapper)."""
+    return build(verbose=verbose, sources=(DIRECT_SRC, SRC), name=DIRECT_NAME, cuda=True)
