@@ -5,8 +5,8 @@ round against native in the same round, the median over rounds.
 Allocators: native, expandable (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True),
 memlake (memlake.torch.enable()), and memlake with options:
 memlake:max_mapped_ratio=1.5;small_max=512K (keys of `memlake options`; the
-syntax of bench/torch_fragmentation.py too). One key is not memlake's: torch_direct=0|1 sets
-MEMLAKE_TORCH_DIRECT (1, the default: memlake as PyTorch's CUDAAllocator itself; 0: through
+syntax of bench/torch_fragmentation.py too). One key is memlake.torch.enable()'s, not an option's:
+torch_direct=0|1 (1: memlake as PyTorch's CUDAAllocator itself; 0, the default: through
 CUDAPluggableAllocator), so both paths can run side by side.
 
 A benchmark's worker calls use_allocator() before importing torch and prints
@@ -42,8 +42,6 @@ def use_allocator(spec):
         return None
     if name != "memlake":
         raise SystemExit(f"unknown allocator {spec!r} (native, expandable, memlake, memlake:KEY=VALUE;KEY=VALUE)")
-    if "torch_direct" in opts:
-        os.environ["MEMLAKE_TORCH_DIRECT"] = opts.pop("torch_direct")
     sys.path.insert(0, os.path.join(ROOT, "python"))
     import memlake
     import memlake.torch as mt
